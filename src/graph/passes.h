@@ -1,0 +1,22 @@
+// Graph-to-graph passes, free functions applied in a fixed order by prepare_graph().
+#pragma once
+
+#include "graph/graph.h"
+
+namespace tlm {
+
+// Folds BatchNormalization that directly follows a Conv/ConvTranspose with constant weights
+// into that conv's weights and bias; rewrites other BatchNormalizations with constant
+// parameters into Mul+Add with folded per-channel scale and shift.
+void fold_batchnorm(Graph& g);
+
+// Evaluates every node whose inputs are all constant and replaces it by a constant.
+// (Graph::add already folds eagerly; this pass catches graphs edited after construction.)
+void fold_constants(Graph& g);
+
+// The standard pipeline run on every imported or built model before partitioning:
+// fold_batchnorm, fold_constants, remove_dead; then checks that every graph output is
+// produced by a node or is an input, and that no value has a zero-size dimension.
+void prepare_graph(Graph& g);
+
+}  // namespace tlm

@@ -1,0 +1,69 @@
+// Lowering: a task's Subgraph becomes a Halide pipeline -- the paper's *initial program* s(0)
+// (§4.1) -- plus the simple default schedule that untuned models run with.
+//
+//   lower_subgraph(sub)       one Halide Func per IR node (elementwise epilogues and injective
+//                             prologues as their own Funcs), one ImageParam per subgraph input;
+//                             no scheduling at all: every Func is inlined except the output.
+//   apply_default_schedule(t) compute_root the anchor/reduction stages, parallelize the outer
+//                             loop, vectorize the innermost by the native width where the extent
+//                             allows. Runs in seconds for whole models; never tuned.
+//   compile_task(t, target)   JIT-compiles; the result runs on raw tensor memory.
+//
+// Dimension order: ONNX is row-major (last dim fastest), Halide's dim 0 is fastest, so ONNX dim
+// d of a rank-r tensor is Halide dim r-1-d everywhere (halide_view() does the reversal).
+#pragma once
+
+#include <Halide.h>
+
+#include <string>
+#include <vector>
+
+#include "partition/partition.h"
+
+namespace tlm {
+
+// One Func of the lowered program, with what a scheduler needs to know about it.
+struct Stage {
+  Halide::Func func;
+  const Node* node = nullptr;    // the IR node it computes (points into LoweredTask::sub.graph)
+  std::vector<Halide::Var> vars;  // pure vars, Halide order (vars[0] is innermost)
+  Halide::RDom rdom;              // reduction domain of the update, if any (anchors, reductions)
+  bool has_update = false;        // true when the Func has an update definition over `rdom`
+};
+
+struct LoweredTask {
+  Subgraph sub;                          // a copy: stages point into it
+  std::vector<Halide::ImageParam> inputs;  // one per sub.graph.inputs, same order
+  std::vector<Stage> stages;             // topological order; the last one is the output
+  Halide::Func output() const { return stages.back().func; }
+  int anchor = -1;                       // index into stages of the anchor/reduction, or -1
+};
+
+LoweredTask lower_subgraph(const Subgraph& sub);
+void apply_default_schedule(LoweredTask& t, const Halide::Target& target);
+
+// A Halide::Buffer aliasing tensor memory (no copy); dims reversed as described above.
+Halide::Buffer<> halide_view(DType dtype, void* data, const Shape& shape);
+
+class CompiledTask {
+ public:
+  CompiledTask() = default;
+  // Runs the task: `inputs` in sub.graph.inputs order, `output` preallocated. Thread-compatible
+  // (one call at a time per CompiledTask).
+  void run(const std::vector<Halide::Buffer<>>& inputs, Halide::Buffer<>& output);
+
+ private:
+  friend CompiledTask compile_task(const LoweredTask& t, const Halide::Target& target);
+  Halide::Pipeline pipeline_;
+  std::vector<Halide::ImageParam> params_;
+  Halide::Target target_;
+};
+
+// JIT-compiles the (scheduled) lowered task. Compilation of different tasks may run
+// concurrently in separate threads.
+CompiledTask compile_task(const LoweredTask& t, const Halide::Target& target);
+
+// The target tlm compiles for: the host, with its vector ISA features.
+Halide::Target host_target();
+
+}  // namespace tlm

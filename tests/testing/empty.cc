@@ -1,0 +1,1 @@
+// Keeps tlm_testing non-empty before any helper exists.
