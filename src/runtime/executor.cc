@@ -1,0 +1,299 @@
+#include "runtime/executor.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <thread>
+
+namespace tlm {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double ms_since(Clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+double median(std::vector<double> v) {
+  TLM_CHECK(!v.empty()) << "median of nothing";
+  std::sort(v.begin(), v.end());
+  size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+std::string type_str(DType t, const Shape& s) { return std::string(dtype_name(t)) + shape_str(s); }
+
+// The arena: one allocation, aligned for vector loads, freed with the model.
+struct FreeDeleter {
+  void operator()(uint8_t* p) const { std::free(p); }
+};
+using ArenaPtr = std::unique_ptr<uint8_t, FreeDeleter>;
+
+ArenaPtr allocate_arena(int64_t bytes) {
+  if (bytes == 0) return nullptr;
+  void* p = std::aligned_alloc((size_t)kArenaAlignment, (size_t)bytes);
+  TLM_USER_CHECK(p != nullptr) << "cannot allocate an activation arena of " << format_bytes(bytes);
+  std::memset(p, 0, (size_t)bytes);
+  return ArenaPtr(static_cast<uint8_t*>(p));
+}
+
+// Compiles every task, `threads` at a time; the first failure is rethrown here.
+std::vector<CompiledTask> compile_tasks(const Partition& p, const CompileOptions& o) {
+  const int n = (int)p.tasks.size();
+  std::vector<CompiledTask> compiled(n);
+  int threads = o.compile_threads > 0 ? o.compile_threads
+                                      : (int)std::max(1u, std::thread::hardware_concurrency());
+  threads = std::max(1, std::min(threads, n));
+  const bool tty = isatty(STDERR_FILENO);
+
+  std::atomic<int> next{0};
+  std::mutex mu;  // guards `failure`, `done` and the progress line
+  std::exception_ptr failure;
+  int done = 0;
+  auto worker = [&] {
+    for (;;) {
+      int i = next++;
+      if (i >= n) return;
+      {
+        std::lock_guard<std::mutex> lock(mu);
+        if (failure) return;
+      }
+      try {
+        LoweredTask lowered = lower_subgraph(p.tasks[i].sub);
+        if (o.schedule)
+          o.schedule(p.tasks[i].id, lowered);
+        else
+          apply_default_schedule(lowered, o.target);
+        compiled[i] = compile_task(lowered, o.target);
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(mu);
+        if (!failure) failure = std::current_exception();
+        return;
+      }
+      std::lock_guard<std::mutex> lock(mu);
+      ++done;
+      if (o.progress && tty) std::fprintf(stderr, "\rcompiling %d/%d tasks", done, n);
+    }
+  };
+  std::vector<std::thread> pool;
+  for (int t = 1; t < threads; t++) pool.emplace_back(worker);
+  worker();
+  for (std::thread& t : pool) t.join();
+  if (o.progress && tty && n > 0) std::fprintf(stderr, "\r\033[K");
+  if (failure) std::rethrow_exception(failure);
+  return compiled;
+}
+
+}  // namespace
+
+// One task instance with its buffers bound: constants and activations once at compile time,
+// graph inputs (slot >= 0) rebound on every run.
+struct InstanceBinding {
+  int task = 0;
+  std::vector<Halide::Buffer<>> inputs;
+  std::vector<int> graph_input;  // per input: index into Graph::inputs, or -1
+  Halide::Buffer<> output;
+};
+
+struct CompiledModel::Impl {
+  Graph graph;  // holds the constant tensors the bindings point into
+  Partition partition;
+  MemoryPlan plan;
+  std::vector<CompiledTask> tasks;
+  ArenaPtr arena;
+  std::vector<InstanceBinding> bindings;
+  double compile_seconds = 0;
+
+  void check_inputs(const std::vector<Tensor>& inputs) const;
+  void execute(const std::vector<Tensor>& inputs, std::vector<double>* instance_ms);
+  std::vector<Tensor> collect_outputs(const std::vector<Tensor>& inputs) const;
+};
+
+void CompiledModel::Impl::check_inputs(const std::vector<Tensor>& inputs) const {
+  if (inputs.size() != graph.inputs.size()) {
+    std::string names;
+    for (ValueId v : graph.inputs) names += (names.empty() ? "" : ", ") + graph.value(v).name;
+    TLM_USER_ERROR() << "model expects " << graph.inputs.size() << " input(s) (" << names
+                     << "), got " << inputs.size();
+  }
+  for (size_t i = 0; i < inputs.size(); i++) {
+    const Value& v = graph.value(graph.inputs[i]);
+    const Tensor& t = inputs[i];
+    TLM_USER_CHECK(t.dtype() == v.dtype && t.shape() == v.shape)
+        << "input '" << v.name << "' expects " << type_str(v.dtype, v.shape) << ", got "
+        << type_str(t.dtype(), t.shape());
+  }
+}
+
+void CompiledModel::Impl::execute(const std::vector<Tensor>& inputs,
+                                  std::vector<double>* instance_ms) {
+  check_inputs(inputs);
+  // Halide reads inputs and never writes them; the views alias the caller's tensors.
+  std::vector<Halide::Buffer<>> views;
+  for (size_t i = 0; i < inputs.size(); i++)
+    views.push_back(
+        halide_view(inputs[i].dtype(), const_cast<uint8_t*>(inputs[i].raw()), inputs[i].shape()));
+  for (size_t k = 0; k < bindings.size(); k++) {
+    InstanceBinding& b = bindings[k];
+    for (size_t j = 0; j < b.inputs.size(); j++)
+      if (b.graph_input[j] >= 0) b.inputs[j] = views[b.graph_input[j]];
+    Clock::time_point t0 = Clock::now();
+    tasks[b.task].run(b.inputs, b.output);
+    if (instance_ms) (*instance_ms)[k] = ms_since(t0);
+  }
+  // Drop the aliases so no binding outlives the caller's tensors.
+  for (InstanceBinding& b : bindings)
+    for (size_t j = 0; j < b.inputs.size(); j++)
+      if (b.graph_input[j] >= 0) b.inputs[j] = Halide::Buffer<>();
+}
+
+std::vector<Tensor> CompiledModel::Impl::collect_outputs(const std::vector<Tensor>& inputs) const {
+  std::vector<Tensor> outs;
+  for (ValueId v : graph.outputs) {
+    const Value& val = graph.value(v);
+    if (val.is_constant()) {
+      outs.push_back(*val.data);
+      continue;
+    }
+    auto in = std::find(graph.inputs.begin(), graph.inputs.end(), v);
+    if (in != graph.inputs.end()) {
+      outs.push_back(inputs[in - graph.inputs.begin()]);
+      continue;
+    }
+    TLM_CHECK(plan.offset[v] >= 0) << "graph output '" << val.name << "' is never computed";
+    Tensor t(val.dtype, val.shape);
+    if (t.nbytes()) std::memcpy(t.raw(), arena.get() + plan.offset[v], t.nbytes());
+    outs.push_back(std::move(t));
+  }
+  return outs;
+}
+
+CompiledModel::CompiledModel() = default;
+CompiledModel::~CompiledModel() = default;
+CompiledModel::CompiledModel(CompiledModel&&) noexcept = default;
+CompiledModel& CompiledModel::operator=(CompiledModel&&) noexcept = default;
+
+std::vector<Tensor> CompiledModel::run(const std::vector<Tensor>& inputs) {
+  TLM_CHECK(impl_) << "run() on an empty CompiledModel";
+  impl_->execute(inputs, nullptr);
+  return impl_->collect_outputs(inputs);
+}
+
+Timing CompiledModel::time(const std::vector<Tensor>& inputs, int warmup, int repeat) {
+  TLM_CHECK(impl_) << "time() on an empty CompiledModel";
+  TLM_USER_CHECK(repeat >= 1) << "the number of timed runs must be at least 1, got " << repeat;
+  for (int i = 0; i < warmup; i++) impl_->execute(inputs, nullptr);
+  const size_t n = impl_->bindings.size();
+  std::vector<std::vector<double>> per_instance(n, std::vector<double>(repeat));
+  std::vector<double> run_ms(n), e2e(repeat);
+  for (int r = 0; r < repeat; r++) {
+    Clock::time_point t0 = Clock::now();
+    impl_->execute(inputs, &run_ms);
+    e2e[r] = ms_since(t0);
+    for (size_t k = 0; k < n; k++) per_instance[k][r] = run_ms[k];
+  }
+  Timing t;
+  t.repeat = repeat;
+  t.end_to_end_ms = median(e2e);
+  for (size_t k = 0; k < n; k++) t.instance_ms.push_back(median(per_instance[k]));
+  return t;
+}
+
+const Graph& CompiledModel::graph() const { return impl_->graph; }
+const Partition& CompiledModel::partition() const { return impl_->partition; }
+const MemoryPlan& CompiledModel::memory_plan() const { return impl_->plan; }
+double CompiledModel::compile_seconds() const { return impl_->compile_seconds; }
+
+CompiledModel compile_model(const Graph& g, const Partition& p, const CompileOptions& o) {
+  Clock::time_point t0 = Clock::now();
+  auto impl = std::make_unique<CompiledModel::Impl>();
+  impl->graph = g;
+  impl->partition = p;
+  impl->tasks = compile_tasks(p, o);
+  impl->plan = plan_memory(impl->graph, p);
+  impl->arena = allocate_arena(impl->plan.arena_bytes);
+
+  const Graph& graph = impl->graph;
+  for (const TaskInstance& inst : p.instances) {
+    TLM_CHECK(inst.task >= 0 && inst.task < (int)p.tasks.size()) << "instance task " << inst.task;
+    const Graph& sub = p.tasks[inst.task].sub.graph;
+    TLM_CHECK(inst.inputs.size() == sub.inputs.size())
+        << "instance of task " << inst.task << " has " << inst.inputs.size() << " inputs, task "
+        << sub.inputs.size();
+    InstanceBinding b;
+    b.task = inst.task;
+    for (size_t j = 0; j < inst.inputs.size(); j++) {
+      ValueId v = inst.inputs[j];
+      TLM_CHECK(v >= 0 && v < (ValueId)graph.values.size()) << "instance input " << v;
+      const Value& val = graph.value(v);
+      const Value& formal = sub.value(sub.inputs[j]);
+      TLM_CHECK(val.dtype == formal.dtype && val.shape == formal.shape)
+          << "value '" << val.name << "' is " << type_str(val.dtype, val.shape) << " but task "
+          << inst.task << " expects " << type_str(formal.dtype, formal.shape);
+      auto in = std::find(graph.inputs.begin(), graph.inputs.end(), v);
+      int slot = in == graph.inputs.end() ? -1 : (int)(in - graph.inputs.begin());
+      b.graph_input.push_back(slot);
+      if (slot >= 0) {
+        b.inputs.emplace_back();  // bound per run
+      } else if (val.is_constant()) {
+        // Constants are immutable and shared; Halide only reads them.
+        b.inputs.push_back(
+            halide_view(val.dtype, const_cast<uint8_t*>(val.data->raw()), val.shape));
+      } else {
+        int64_t off = impl->plan.offset[v];
+        TLM_CHECK(off >= 0) << "activation '" << val.name << "' has no arena slot";
+        b.inputs.push_back(halide_view(val.dtype, impl->arena.get() + off, val.shape));
+      }
+    }
+    const Value& out = graph.value(inst.output);
+    b.output =
+        halide_view(out.dtype, impl->arena.get() + impl->plan.offset[inst.output], out.shape);
+    impl->bindings.push_back(std::move(b));
+  }
+  impl->compile_seconds = ms_since(t0) / 1000.0;
+  if (o.progress)
+    std::fprintf(stderr, "compiled %zu tasks in %.1f s\n", p.tasks.size(), impl->compile_seconds);
+
+  CompiledModel m;
+  m.impl_ = std::move(impl);
+  return m;
+}
+
+std::string latency_table(const Partition& p, const Timing& t) {
+  TLM_CHECK(t.instance_ms.size() == p.instances.size())
+      << t.instance_ms.size() << " timings for " << p.instances.size() << " instances";
+  const size_t nt = p.tasks.size();
+  std::vector<std::vector<double>> by_task(nt);
+  double sum = 0;
+  for (size_t k = 0; k < p.instances.size(); k++) {
+    by_task[p.instances[k].task].push_back(t.instance_ms[k]);
+    sum += t.instance_ms[k];
+  }
+  std::string s;
+  char line[256];
+  std::snprintf(line, sizeof line, "%4s  %-28s %9s %12s %10s %7s\n", "task", "kind", "instances",
+                "ms/instance", "total ms", "share");
+  s += line;
+  for (size_t i = 0; i < nt; i++) {
+    if (by_task[i].empty()) continue;
+    double total = 0;
+    for (double x : by_task[i]) total += x;
+    std::snprintf(line, sizeof line, "%4d  %-28.28s %9zu %12.3f %10.3f %6.1f%%\n", p.tasks[i].id,
+                  p.tasks[i].sub.kind.c_str(), by_task[i].size(), median(by_task[i]), total,
+                  sum > 0 ? 100.0 * total / sum : 0.0);
+    s += line;
+  }
+  std::snprintf(line, sizeof line,
+                "sum of instance medians %.3f ms; end-to-end %.3f ms (median of %d runs)\n", sum,
+                t.end_to_end_ms, t.repeat);
+  s += line;
+  return s;
+}
+
+}  // namespace tlm

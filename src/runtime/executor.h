@@ -1,0 +1,72 @@
+// The executor: a partitioned model compiled to one JIT'd Halide program per task, run instance
+// by instance over one activation arena (runtime/memory_plan.h).
+//
+//   compile_model(g, p, opts)  lowers every task (lower/lower.h), schedules it (opts.schedule,
+//                              default apply_default_schedule), JIT-compiles all tasks on
+//                              opts.compile_threads threads, plans memory, and binds every
+//                              instance's buffers once: constants in place from the graph's
+//                              shared tensors (no copy), activations at their arena offsets.
+//   CompiledModel::run(inputs) checks inputs against the graph (UserError naming the input),
+//                              runs the instances in order and copies the graph outputs out.
+//   CompiledModel::time(...)   warm-up runs, then `repeat` timed runs: median end-to-end and
+//                              median per-instance latency.
+//
+// Knobs: CompileOptions (below). Halide's own thread pool size comes from HL_NUM_THREADS, which
+// must be set before the first Halide call (the CLI does it for --threads).
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "lower/lower.h"
+#include "runtime/memory_plan.h"
+
+namespace tlm {
+
+struct CompileOptions {
+  Halide::Target target = host_target();
+  int compile_threads = 0;  // JIT-compile this many tasks at once; 0: hardware_concurrency
+  // Schedules task `task_id` (an index into Partition::tasks) after lowering; empty: the
+  // default schedule. Later stages plug tuned schedules in here.
+  std::function<void(int task_id, LoweredTask&)> schedule;
+  bool progress = false;  // "compiling 12/25 tasks" on stderr
+};
+
+struct Timing {
+  std::vector<double> instance_ms;  // median latency of each instance, Partition::instances order
+  double end_to_end_ms = 0;         // median of the timed runs
+  int repeat = 0;
+};
+
+class CompiledModel {
+ public:
+  CompiledModel();
+  ~CompiledModel();
+  CompiledModel(CompiledModel&&) noexcept;
+  CompiledModel& operator=(CompiledModel&&) noexcept;
+
+  // Inputs in graph-input order; outputs in graph-output order (fresh tensors).
+  std::vector<Tensor> run(const std::vector<Tensor>& inputs);
+  // `warmup` untimed runs, then `repeat` timed ones (repeat >= 1).
+  Timing time(const std::vector<Tensor>& inputs, int warmup, int repeat);
+
+  const Graph& graph() const;
+  const Partition& partition() const;
+  const MemoryPlan& memory_plan() const;
+  double compile_seconds() const;
+
+ private:
+  friend CompiledModel compile_model(const Graph& g, const Partition& p, const CompileOptions& o);
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+CompiledModel compile_model(const Graph& g, const Partition& p, const CompileOptions& o = {});
+
+// Per-task latency table from a Timing: task id, kind, instances, median ms per instance,
+// total ms, share of the summed instance time; then the end-to-end line.
+std::string latency_table(const Partition& p, const Timing& t);
+
+}  // namespace tlm

@@ -1,0 +1,136 @@
+#include "runtime/memory_plan.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <limits>
+#include <numeric>
+
+namespace tlm {
+namespace {
+
+int64_t align_up(int64_t x, int64_t a) { return (x + a - 1) / a * a; }
+
+bool overlaps(const BufferLifetime& a, const BufferLifetime& b) {
+  return !(a.last < b.first || b.last < a.first);
+}
+
+int64_t value_bytes(const Value& v) {
+  int64_t n = 1;
+  for (int64_t d : v.shape) {
+    TLM_CHECK(d >= 0) << "value '" << v.name << "' has a negative extent";
+    TLM_USER_CHECK(d == 0 || n <= std::numeric_limits<int64_t>::max() / 16 / d)
+        << "value '" << v.name << "' of shape " << shape_str(v.shape) << " is too large";
+    n *= d;
+  }
+  return n * (int64_t)dtype_size(v.dtype);
+}
+
+}  // namespace
+
+ArenaLayout plan_offsets(const std::vector<BufferLifetime>& buffers, int64_t alignment) {
+  TLM_CHECK(alignment > 0) << "alignment " << alignment;
+  // Largest first: big buffers claim space early, small ones fill the gaps they leave.
+  std::vector<int> order(buffers.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+    if (buffers[a].bytes != buffers[b].bytes) return buffers[a].bytes > buffers[b].bytes;
+    return buffers[a].first < buffers[b].first;
+  });
+
+  ArenaLayout layout;
+  layout.offsets.assign(buffers.size(), -1);
+  std::vector<int> placed;
+  for (int i : order) {
+    const BufferLifetime& b = buffers[i];
+    TLM_CHECK(b.bytes >= 0 && b.first <= b.last)
+        << "buffer " << i << " bytes " << b.bytes << " interval [" << b.first << "," << b.last
+        << "]";
+    // The placed buffers live at the same time as this one, by offset: the gaps between them
+    // are the candidate places.
+    std::vector<int> live;
+    for (int j : placed)
+      if (overlaps(b, buffers[j])) live.push_back(j);
+    std::sort(live.begin(), live.end(),
+              [&](int x, int y) { return layout.offsets[x] < layout.offsets[y]; });
+    int64_t best = -1, best_gap = std::numeric_limits<int64_t>::max(), end = 0;
+    for (int j : live) {
+      int64_t gap = layout.offsets[j] - end;
+      if (gap >= b.bytes && gap < best_gap) {
+        best = end;
+        best_gap = gap;
+      }
+      end = std::max(end, align_up(layout.offsets[j] + buffers[j].bytes, alignment));
+    }
+    if (best < 0) best = end;
+    layout.offsets[i] = best;
+    layout.arena_bytes = std::max(layout.arena_bytes, best + b.bytes);
+    placed.push_back(i);
+  }
+  layout.arena_bytes = align_up(layout.arena_bytes, alignment);
+  return layout;
+}
+
+MemoryPlan plan_memory(const Graph& g, const Partition& p) {
+  const int n = (int)p.instances.size();
+  MemoryPlan plan;
+  plan.offset.assign(g.values.size(), -1);
+  plan.lifetime.assign(g.values.size(), BufferLifetime{});
+
+  std::vector<ValueId> activations;  // in production order
+  std::vector<int> producer(g.values.size(), -1);
+  for (int k = 0; k < n; k++) {
+    const TaskInstance& inst = p.instances[k];
+    for (ValueId v : inst.inputs) {
+      if (v == kNoValue) continue;
+      TLM_CHECK(v >= 0 && v < (ValueId)g.values.size()) << "instance " << k << " reads value " << v;
+      const Value& val = g.value(v);
+      if (val.is_constant() || std::find(g.inputs.begin(), g.inputs.end(), v) != g.inputs.end())
+        continue;
+      TLM_CHECK(producer[v] >= 0 && producer[v] < k)
+          << "instance " << k << " reads '" << val.name << "' before it is produced";
+      plan.lifetime[v].last = std::max(plan.lifetime[v].last, k);
+    }
+    ValueId out = inst.output;
+    TLM_CHECK(out >= 0 && out < (ValueId)g.values.size()) << "instance " << k << " output";
+    TLM_CHECK(producer[out] < 0) << "value '" << g.value(out).name << "' produced twice";
+    producer[out] = k;
+    plan.lifetime[out] = BufferLifetime{value_bytes(g.value(out)), k, k};
+    activations.push_back(out);
+  }
+  // Graph outputs are copied out after the last instance.
+  for (ValueId v : g.outputs)
+    if (v >= 0 && v < (ValueId)producer.size() && producer[v] >= 0) plan.lifetime[v].last = n;
+
+  std::vector<BufferLifetime> buffers;
+  for (ValueId v : activations) {
+    buffers.push_back(plan.lifetime[v]);
+    plan.activation_bytes += plan.lifetime[v].bytes;
+  }
+  ArenaLayout layout = plan_offsets(buffers);
+  for (size_t i = 0; i < activations.size(); i++) plan.offset[activations[i]] = layout.offsets[i];
+  plan.arena_bytes = layout.arena_bytes;
+  return plan;
+}
+
+std::string format_bytes(int64_t bytes) {
+  char buf[64];
+  if (bytes < 1024)
+    std::snprintf(buf, sizeof buf, "%lld B", (long long)bytes);
+  else if (bytes < 1024 * 1024)
+    std::snprintf(buf, sizeof buf, "%.1f KiB", bytes / 1024.0);
+  else if (bytes < (int64_t)1024 * 1024 * 1024)
+    std::snprintf(buf, sizeof buf, "%.1f MiB", bytes / (1024.0 * 1024));
+  else
+    std::snprintf(buf, sizeof buf, "%.2f GiB", bytes / (1024.0 * 1024 * 1024));
+  return buf;
+}
+
+std::string memory_plan_summary(const MemoryPlan& plan) {
+  char pct[32] = "";
+  if (plan.activation_bytes > 0)
+    std::snprintf(pct, sizeof pct, " (%.0f%%)", 100.0 * plan.arena_bytes / plan.activation_bytes);
+  return "arena " + format_bytes(plan.arena_bytes) + " for " + format_bytes(plan.activation_bytes) +
+         " of activations" + pct;
+}
+
+}  // namespace tlm
