@@ -110,30 +110,13 @@ struct CompiledModel::Impl {
   std::vector<InstanceBinding> bindings;
   double compile_seconds = 0;
 
-  void check_inputs(const std::vector<Tensor>& inputs) const;
   void execute(const std::vector<Tensor>& inputs, std::vector<double>* instance_ms);
   std::vector<Tensor> collect_outputs(const std::vector<Tensor>& inputs) const;
 };
 
-void CompiledModel::Impl::check_inputs(const std::vector<Tensor>& inputs) const {
-  if (inputs.size() != graph.inputs.size()) {
-    std::string names;
-    for (ValueId v : graph.inputs) names += (names.empty() ? "" : ", ") + graph.value(v).name;
-    TLM_USER_ERROR() << "model expects " << graph.inputs.size() << " input(s) (" << names
-                     << "), got " << inputs.size();
-  }
-  for (size_t i = 0; i < inputs.size(); i++) {
-    const Value& v = graph.value(graph.inputs[i]);
-    const Tensor& t = inputs[i];
-    TLM_USER_CHECK(t.dtype() == v.dtype && t.shape() == v.shape)
-        << "input '" << v.name << "' expects " << type_str(v.dtype, v.shape) << ", got "
-        << type_str(t.dtype(), t.shape());
-  }
-}
-
 void CompiledModel::Impl::execute(const std::vector<Tensor>& inputs,
                                   std::vector<double>* instance_ms) {
-  check_inputs(inputs);
+  check_model_inputs(graph, inputs);
   // Halide reads inputs and never writes them; the views alias the caller's tensors.
   std::vector<Halide::Buffer<>> views;
   for (size_t i = 0; i < inputs.size(); i++)
@@ -172,6 +155,22 @@ std::vector<Tensor> CompiledModel::Impl::collect_outputs(const std::vector<Tenso
     outs.push_back(std::move(t));
   }
   return outs;
+}
+
+void check_model_inputs(const Graph& graph, const std::vector<Tensor>& inputs) {
+  if (inputs.size() != graph.inputs.size()) {
+    std::string names;
+    for (ValueId v : graph.inputs) names += (names.empty() ? "" : ", ") + graph.value(v).name;
+    TLM_USER_ERROR() << "model expects " << graph.inputs.size() << " input(s) (" << names
+                     << "), got " << inputs.size();
+  }
+  for (size_t i = 0; i < inputs.size(); i++) {
+    const Value& v = graph.value(graph.inputs[i]);
+    const Tensor& t = inputs[i];
+    TLM_USER_CHECK(t.dtype() == v.dtype && t.shape() == v.shape)
+        << "input '" << v.name << "' expects " << type_str(v.dtype, v.shape) << ", got "
+        << type_str(t.dtype(), t.shape());
+  }
 }
 
 CompiledModel::CompiledModel() = default;

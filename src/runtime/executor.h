@@ -65,6 +65,11 @@ class CompiledModel {
 
 CompiledModel compile_model(const Graph& g, const Partition& p, const CompileOptions& o = {});
 
+// UserError unless `inputs` match g.inputs in number, dtype and shape, e.g.
+// "input 'x' expects f32[1,3,224,224], got f32[1,3,224]". run() calls it; callers can check
+// before paying for compilation.
+void check_model_inputs(const Graph& g, const std::vector<Tensor>& inputs);
+
 // Per-task latency table from a Timing: task id, kind, instances, median ms per instance,
 // total ms, share of the summed instance time; then the end-to-end line.
 std::string latency_table(const Partition& p, const Timing& t);

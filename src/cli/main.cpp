@@ -1,0 +1,4 @@
+// The `tlm` executable: everything lives in the tlm_cli library (cli/cli.h).
+#include "cli/cli.h"
+
+int main(int argc, char** argv) { return tlm::run_cli(argc, argv); }

@@ -1,0 +1,137 @@
+#include "cli/model_source.h"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+
+#include "frontend/onnx_import.h"
+#include "frontend/tensor_proto.h"
+#include "graph/passes.h"
+#include "runtime/executor.h"
+#include "zoo/zoo.h"
+
+namespace tlm {
+namespace {
+
+bool is_regular_file(const std::string& path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// Ops that move index values around unchanged: a Gather reached through them still indexes
+// with the graph input's values.
+bool passes_indices_through(Op op) {
+  switch (op) {
+    case Op::Reshape:
+    case Op::Flatten:
+    case Op::Squeeze:
+    case Op::Unsqueeze:
+    case Op::Transpose:
+    case Op::Expand:
+    case Op::Slice:
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
+std::map<std::string, int64_t> parse_dims(const std::vector<std::string>& flags) {
+  std::map<std::string, int64_t> dims;
+  for (const std::string& f : flags) {
+    size_t eq = f.find('=');
+    TLM_USER_CHECK(eq != std::string::npos && eq > 0 && eq + 1 < f.size())
+        << "--dim expects NAME=VALUE (e.g. --dim batch=1), got '" << f << "'";
+    std::string name = f.substr(0, eq), text = f.substr(eq + 1);
+    errno = 0;
+    char* end = nullptr;
+    long long v = std::strtoll(text.c_str(), &end, 10);
+    TLM_USER_CHECK(errno == 0 && end && *end == '\0')
+        << "--dim " << name << ": '" << text << "' is not an integer";
+    TLM_USER_CHECK(v >= 1) << "--dim " << name << "=" << v << ": a dimension must be at least 1";
+    TLM_USER_CHECK(dims.emplace(name, (int64_t)v).second) << "--dim " << name << " given twice";
+  }
+  return dims;
+}
+
+Graph load_model(const std::string& text, const std::map<std::string, int64_t>& dims,
+                 uint64_t seed) {
+  Graph g;
+  if (is_zoo_name(text)) {
+    TLM_USER_CHECK(dims.empty())
+        << "--dim applies to .onnx files; give zoo model parameters in the spec, e.g. "
+           "resnet50:batch=2,image=160 (see `tlm zoo`)";
+    g = build_zoo_model(text, seed);
+  } else if (is_regular_file(text) || ends_with(text, ".onnx") ||
+             text.find('/') != std::string::npos) {
+    ImportOptions opts;
+    opts.dims = dims;
+    g = import_onnx_file(text, opts);
+  } else {
+    // Neither a file nor a known name: let the zoo explain, listing the models it has.
+    g = build_zoo_model(text, seed);
+  }
+  prepare_graph(g);
+  return g;
+}
+
+int64_t index_range(const Graph& g, ValueId input) {
+  std::vector<std::vector<int>> consumers = g.consumers();
+  int64_t best = -1;
+  std::vector<ValueId> todo = {input};
+  std::vector<bool> seen(g.values.size(), false);
+  while (!todo.empty()) {
+    ValueId v = todo.back();
+    todo.pop_back();
+    if (seen[v]) continue;
+    seen[v] = true;
+    for (int c : consumers[v]) {
+      const Node& n = g.nodes[c];
+      if (n.op == Op::Gather && n.inputs.size() == 2 && n.inputs[1] == v) {
+        const Shape& data = g.value(n.inputs[0]).shape;
+        int64_t axis = n.i("axis", 0);
+        if (axis >= 0 && axis < (int64_t)data.size() && data[axis] > 0)
+          best = best < 0 ? data[axis] : std::min(best, data[axis]);
+      } else if (passes_indices_through(n.op) && !n.inputs.empty() && n.inputs[0] == v) {
+        todo.push_back(n.outputs[0]);
+      }
+    }
+  }
+  return best > 0 ? best : kDefaultIndexRange;
+}
+
+std::vector<Tensor> random_inputs(const Graph& g, uint64_t seed) {
+  std::vector<Tensor> ins;
+  for (size_t i = 0; i < g.inputs.size(); i++) {
+    const Value& v = g.value(g.inputs[i]);
+    uint64_t s = seed * 1000003u + i + 1;
+    if (v.dtype == DType::I64)
+      ins.push_back(random_tensor(v.dtype, v.shape, s, 0.0, (double)index_range(g, g.inputs[i])));
+    else
+      ins.push_back(random_tensor(v.dtype, v.shape, s));
+  }
+  return ins;
+}
+
+std::vector<Tensor> read_inputs(const Graph& g, const std::vector<std::string>& paths) {
+  if (paths.size() != g.inputs.size()) {
+    std::string names;
+    for (ValueId v : g.inputs) names += (names.empty() ? "" : ", ") + g.value(v).name;
+    TLM_USER_ERROR() << "the model has " << g.inputs.size() << " input(s) (" << names << "), got "
+                     << paths.size() << " --input file(s)";
+  }
+  std::vector<Tensor> ins;
+  for (const std::string& p : paths) ins.push_back(read_tensor_proto_file(p));
+  check_model_inputs(g, ins);
+  return ins;
+}
+
+}  // namespace tlm

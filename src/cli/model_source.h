@@ -1,0 +1,35 @@
+// Where the CLI's models and inputs come from.
+//
+//   load_model(text, dims, seed)  a zoo spec ("resnet50", "bert-base:seq=128") or an .onnx path,
+//                                 prepared (graph/passes.h) and ready to partition
+//   parse_dims(["batch=1", ...])  the --dim flags
+//   random_inputs(g, seed)        seeded inputs: f32 uniform in [-1, 1); i64 (token ids) uniform
+//                                 in [0, n) where n is the smallest data extent of a Gather that
+//                                 indexes with the input (through reshapes), else [0, 100)
+//   read_inputs(g, paths)         TensorProto files, in graph-input order, checked against g
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "graph/graph.h"
+
+namespace tlm {
+
+constexpr int64_t kDefaultIndexRange = 100;
+
+std::map<std::string, int64_t> parse_dims(const std::vector<std::string>& flags);
+
+Graph load_model(const std::string& text, const std::map<std::string, int64_t>& dims,
+                 uint64_t seed);
+
+// The exclusive upper bound for random values of i64 graph input `input`.
+int64_t index_range(const Graph& g, ValueId input);
+
+std::vector<Tensor> random_inputs(const Graph& g, uint64_t seed);
+
+std::vector<Tensor> read_inputs(const Graph& g, const std::vector<std::string>& paths);
+
+}  // namespace tlm
