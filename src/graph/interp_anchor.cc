@@ -1,0 +1,365 @@
+// Interpreter rows for the anchors: Conv, ConvTranspose, Gemm, MatMul, MaxPool, AveragePool,
+// GlobalAveragePool (float32, any number of spatial dims).
+//
+// These are naive in what they compute and only as clever as needed to verify whole models in
+// seconds: Conv is im2col + gemm_acc (C += A*B with the inner loop on contiguous output
+// columns), ConvTranspose is gemm_acc + col2im, MatMul/Gemm call gemm_acc per batch. Work is
+// split over threads with parallel_for along output rows, or along (batch, group) when there
+// are many. Pools: MaxPool pads with -inf; AveragePool divides by the window clipped to the
+// padded input (count_include_pad=1) or by its valid elements (count_include_pad=0).
+#include <algorithm>
+#include <cmath>
+
+#include "graph/interp_common.h"
+
+namespace tlm {
+namespace {
+
+// Walks a multi-index over `extent` in row-major order; returns false after the last one.
+bool next_index(std::vector<int64_t>& idx, const std::vector<int64_t>& extent) {
+  for (int d = (int)idx.size() - 1; d >= 0; d--) {
+    if (++idx[d] < extent[d]) return true;
+    idx[d] = 0;
+  }
+  return false;
+}
+
+// C[M,N] += A[M,K] * B[K,N], splitting rows (or, for few rows, column blocks) over threads.
+void gemm_parallel(int64_t M, int64_t N, int64_t K, const float* A, int64_t lda, const float* B,
+                   int64_t ldb, float* C, int64_t ldc) {
+  const double work = 2.0 * M * N * K;
+  if (M >= 32) {
+    const int64_t blocks = (M + 3) / 4;  // 4-row blocks match gemm_acc's register tile
+    parallel_for(blocks, work, [&](int64_t b, int64_t e) {
+      const int64_t r0 = b * 4, r1 = std::min(M, e * 4);
+      gemm_acc(r1 - r0, N, K, A + r0 * lda, lda, B, ldb, C + r0 * ldc, ldc);
+    });
+  } else {
+    constexpr int64_t kCols = 256;
+    parallel_for((N + kCols - 1) / kCols, work, [&](int64_t b, int64_t e) {
+      const int64_t c0 = b * kCols, c1 = std::min(N, e * kCols);
+      gemm_acc(M, c1 - c0, K, A, lda, B + c0, ldb, C + c0, ldc);
+    });
+  }
+}
+
+// Geometry shared by Conv and ConvTranspose: the "image" side has extents `img`, the "column"
+// side (the conv output, or the ConvTranspose input) has `cols`; position p on the column side
+// and kernel offset k touch image position p*stride + k*dilation - pad_begin.
+struct ConvGeom {
+  int sp;
+  std::vector<int64_t> img, cols, kernel, stride, dil, pad;
+  int64_t img_size, col_size, k_size;
+};
+
+ConvGeom conv_geom(const Node& n, const Shape& img, const Shape& cols, const Shape& w) {
+  ConvGeom g;
+  g.sp = (int)img.size() - 2;
+  g.img.assign(img.begin() + 2, img.end());
+  g.cols.assign(cols.begin() + 2, cols.end());
+  g.kernel.assign(w.begin() + 2, w.end());
+  g.stride = n.ints("strides");
+  g.dil = n.ints("dilations");
+  g.pad = n.ints("pads");
+  g.img_size = numel(g.img);
+  g.col_size = numel(g.cols);
+  g.k_size = numel(g.kernel);
+  return g;
+}
+
+// For every (channel c, kernel offset k) row and column-side position p, calls
+// f(row, p, image offset) for positions inside the image. Rows [r0, r1) of channels*k_size.
+// The innermost spatial dim is walked in a plain loop so the common 2-D case stays fast.
+template <typename F>
+void for_each_tap(const ConvGeom& g, int64_t r0, int64_t r1, F f) {
+  const int last = g.sp - 1;
+  const std::vector<int64_t> img_st = strides_of(g.img);
+  std::vector<int64_t> outer_cols(g.cols.begin(), g.cols.end() - 1);
+  for (int64_t r = r0; r < r1; r++) {
+    const int64_t ch = r / g.k_size;
+    std::vector<int64_t> k(g.sp);
+    for (int64_t rem = r % g.k_size, d = g.sp - 1; d >= 0; d--) {
+      k[d] = rem % g.kernel[d];
+      rem /= g.kernel[d];
+    }
+    std::vector<int64_t> p(g.sp - 1, 0);
+    int64_t pbase = 0;  // column offset of the start of the current innermost row
+    do {
+      int64_t img_off = ch * g.img_size;
+      bool inside = true;
+      for (int d = 0; d < last; d++) {
+        const int64_t i = p[d] * g.stride[d] + k[d] * g.dil[d] - g.pad[d];
+        inside = inside && i >= 0 && i < g.img[d];
+        img_off += i * img_st[d];
+      }
+      if (inside) {
+        const int64_t s = g.stride[last], o = k[last] * g.dil[last] - g.pad[last];
+        for (int64_t q = 0; q < g.cols[last]; q++) {
+          const int64_t i = q * s + o;
+          if (i >= 0 && i < g.img[last]) f(r, pbase + q, img_off + i);
+        }
+      }
+      pbase += g.cols[last];
+    } while (next_index(p, outer_cols));
+  }
+}
+
+// col[(c, k), p] = image[c, p*stride + k*dil - pad] (0 outside), for channels [0, channels).
+void im2col(const ConvGeom& g, int64_t channels, const float* img, float* col) {
+  const int64_t rows = channels * g.k_size;
+  std::fill(col, col + rows * g.col_size, 0.f);
+  parallel_for(rows, (double)rows * g.col_size, [&](int64_t r0, int64_t r1) {
+    for_each_tap(g, r0, r1,
+                 [&](int64_t r, int64_t p, int64_t i) { col[r * g.col_size + p] = img[i]; });
+  });
+}
+
+bool is_pointwise(const ConvGeom& g) {
+  for (int d = 0; d < g.sp; d++)
+    if (g.kernel[d] != 1 || g.stride[d] != 1 || g.pad[d] != 0 || g.pad[g.sp + d] != 0) return false;
+  return true;
+}
+
+Tensor pool(const EvalCtx& c, bool is_max) {
+  Tensor out(c.out_dtype, c.out_shape);
+  const Node& n = c.node;
+  const Shape& xs = c.in[0]->shape();
+  const int sp = (int)xs.size() - 2;
+  const std::vector<int64_t> kernel = n.ints("kernel_shape"), stride = n.ints("strides"),
+                             pad = n.ints("pads");
+  const std::vector<int64_t> dil = is_max ? n.ints("dilations") : std::vector<int64_t>(sp, 1);
+  const bool include_pad = !is_max && n.i("count_include_pad") != 0;
+  const std::vector<int64_t> img(xs.begin() + 2, xs.end());
+  const std::vector<int64_t> outs(c.out_shape.begin() + 2, c.out_shape.end());
+  const std::vector<int64_t> img_st = strides_of(img);
+  const int64_t img_size = numel(img), out_size = numel(outs), planes = xs[0] * xs[1];
+  const float* x = c.in[0]->data<float>();
+  float* y = out.data<float>();
+  parallel_for(planes, (double)planes * out_size * numel(kernel), [&](int64_t b, int64_t e) {
+    for (int64_t plane = b; plane < e; plane++) {
+      const float* src = x + plane * img_size;
+      std::vector<int64_t> o(sp, 0);
+      for (int64_t oi = 0; oi < out_size; oi++, next_index(o, outs)) {
+        float mx = -INFINITY;
+        double sum = 0;
+        int64_t valid = 0, padded = 1;
+        std::vector<int64_t> k(sp, 0);
+        do {
+          int64_t off = 0;
+          bool inside = true;
+          for (int d = 0; d < sp; d++) {
+            const int64_t i = o[d] * stride[d] + k[d] * dil[d] - pad[d];
+            inside = inside && i >= 0 && i < img[d];
+            off += i * img_st[d];
+          }
+          if (!inside) continue;
+          const float v = src[off];
+          mx = std::max(mx, v);
+          sum += v;
+          valid++;
+        } while (next_index(k, kernel));
+        if (is_max) {
+          y[plane * out_size + oi] = mx;
+          continue;
+        }
+        // The window clipped to the padded input [-pad_begin, in + pad_end), per dim.
+        for (int d = 0; d < sp; d++) {
+          const int64_t lo = o[d] * stride[d] - pad[d];
+          const int64_t hi = std::min(lo + kernel[d], img[d] + pad[sp + d]);
+          padded *= hi - lo;
+        }
+        const int64_t count = include_pad ? padded : valid;
+        y[plane * out_size + oi] = count ? (float)(sum / count) : 0.f;
+      }
+    }
+  });
+  return out;
+}
+
+}  // namespace
+
+Tensor eval_Conv(const EvalCtx& c) {
+  Tensor out(c.out_dtype, c.out_shape);
+  const Shape &xs = c.in[0]->shape(), &ws = c.in[1]->shape();
+  const ConvGeom g = conv_geom(c.node, xs, c.out_shape, ws);
+  const int64_t group = c.node.i("group"), N = xs[0], cin = xs[1], cout = ws[0];
+  const int64_t cin_g = cin / group, cout_g = cout / group, kc = cin_g * g.k_size;
+  const float* x = c.in[0]->data<float>();
+  const float* w = c.in[1]->data<float>();
+  const float* bias = c.in.size() > 2 && c.in[2] ? c.in[2]->data<float>() : nullptr;
+  float* y = out.data<float>();
+  for (int64_t i = 0; i < N * cout; i++)
+    std::fill(y + i * g.col_size, y + (i + 1) * g.col_size, bias ? bias[i % cout] : 0.f);
+  const bool pointwise = is_pointwise(g);
+  // One (image, group) pair: im2col then Y_g[cout_g, P] += W_g[cout_g, kc] * col[kc, P].
+  auto run = [&](int64_t n, int64_t gi, std::vector<float>& col, bool inner_parallel) {
+    const float* img = x + (n * cin + gi * cin_g) * g.img_size;
+    const float* b = img;
+    if (!pointwise) {
+      col.resize(kc * g.col_size);
+      if (inner_parallel) {
+        im2col(g, cin_g, img, col.data());
+      } else {
+        std::fill(col.begin(), col.end(), 0.f);
+        for_each_tap(g, 0, kc,
+                     [&](int64_t r, int64_t p, int64_t i) { col[r * g.col_size + p] = img[i]; });
+      }
+      b = col.data();
+    }
+    const float* wg = w + gi * cout_g * kc;
+    float* yg = y + (n * cout + gi * cout_g) * g.col_size;
+    if (inner_parallel)
+      gemm_parallel(cout_g, g.col_size, kc, wg, kc, b, g.col_size, yg, g.col_size);
+    else
+      gemm_acc(cout_g, g.col_size, kc, wg, kc, b, g.col_size, yg, g.col_size);
+  };
+  const int64_t pairs = N * group;
+  if (pairs >= 8) {  // many small problems (depthwise, batches): one pair per task
+    const double work = 2.0 * N * cout * kc * g.col_size;
+    parallel_for(pairs, work, [&](int64_t b, int64_t e) {
+      std::vector<float> col;
+      for (int64_t p = b; p < e; p++) run(p / group, p % group, col, false);
+    });
+  } else {
+    std::vector<float> col;
+    for (int64_t p = 0; p < pairs; p++) run(p / group, p % group, col, true);
+  }
+  return out;
+}
+
+Tensor eval_ConvTranspose(const EvalCtx& c) {
+  Tensor out(c.out_dtype, c.out_shape);
+  const Shape &xs = c.in[0]->shape(), &ws = c.in[1]->shape();
+  // The output is the "image" side, the input the "column" side.
+  const ConvGeom g = conv_geom(c.node, c.out_shape, xs, ws);
+  const int64_t group = c.node.i("group"), N = xs[0], cin = xs[1];
+  const int64_t cin_g = cin / group, cout_g = ws[1], cout = cout_g * group;
+  const int64_t rows = cout_g * g.k_size;  // (oc, k) rows of the column matrix
+  const float* x = c.in[0]->data<float>();
+  const float* w = c.in[1]->data<float>();
+  const float* bias = c.in.size() > 2 && c.in[2] ? c.in[2]->data<float>() : nullptr;
+  float* y = out.data<float>();
+  for (int64_t i = 0; i < N * cout; i++)
+    std::fill(y + i * g.img_size, y + (i + 1) * g.img_size, bias ? bias[i % cout] : 0.f);
+  std::vector<float> wt(rows * cin_g), col(rows * g.col_size);
+  for (int64_t gi = 0; gi < group; gi++) {
+    // W_g is [cin_g, rows]; transpose it so the column matrix is one gemm: col = W_g^T * X_g.
+    const float* wg = w + gi * cin_g * rows;
+    for (int64_t ci = 0; ci < cin_g; ci++)
+      for (int64_t r = 0; r < rows; r++) wt[r * cin_g + ci] = wg[ci * rows + r];
+    for (int64_t n = 0; n < N; n++) {
+      std::fill(col.begin(), col.end(), 0.f);
+      const float* xg = x + (n * cin + gi * cin_g) * g.col_size;
+      gemm_parallel(rows, g.col_size, cin_g, wt.data(), cin_g, xg, g.col_size, col.data(),
+                    g.col_size);
+      // col2im: scatter-add each row into its output channel; channels split across threads.
+      float* yg = y + (n * cout + gi * cout_g) * g.img_size;
+      parallel_for(cout_g, (double)rows * g.col_size, [&](int64_t b, int64_t e) {
+        for_each_tap(g, b * g.k_size, e * g.k_size,
+                     [&](int64_t r, int64_t p, int64_t i) { yg[i] += col[r * g.col_size + p]; });
+      });
+    }
+  }
+  return out;
+}
+
+Tensor eval_Gemm(const EvalCtx& c) {
+  Tensor out(c.out_dtype, c.out_shape);
+  const Node& n = c.node;
+  const float alpha = n.f("alpha"), beta = n.f("beta");
+  const bool ta = n.i("transA") != 0, tb = n.i("transB") != 0;
+  const int64_t M = c.out_shape[0], N = c.out_shape[1];
+  const int64_t K = ta ? c.in[0]->shape()[0] : c.in[0]->shape()[1];
+  // Materialize op(A) [M,K] and op(B) [K,N] row-major.
+  auto plain = [](const Tensor& t, bool trans) {
+    const int64_t r = t.shape()[0], cc = t.shape()[1];
+    std::vector<float> v(t.data<float>(), t.data<float>() + r * cc);
+    if (!trans) return v;
+    for (int64_t i = 0; i < r; i++)
+      for (int64_t j = 0; j < cc; j++) v[j * r + i] = t.data<float>()[i * cc + j];
+    return v;
+  };
+  const std::vector<float> a = plain(*c.in[0], ta), b = plain(*c.in[1], tb);
+  std::vector<float> acc(M * N, 0.f);
+  gemm_parallel(M, N, K, a.data(), K, b.data(), N, acc.data(), N);
+  float* y = out.data<float>();
+  const Tensor* C = c.in.size() > 2 ? c.in[2] : nullptr;
+  int64_t cr = 1, cc = 1;  // C's extents broadcast over [M, N]
+  if (C && C->rank() == 2) cr = C->shape()[0], cc = C->shape()[1];
+  if (C && C->rank() == 1) cc = C->shape()[0];
+  for (int64_t i = 0; i < M; i++)
+    for (int64_t j = 0; j < N; j++) {
+      float v = alpha * acc[i * N + j];
+      if (C) v += beta * C->data<float>()[(cr == 1 ? 0 : i) * cc + (cc == 1 ? 0 : j)];
+      y[i * N + j] = v;
+    }
+  return out;
+}
+
+Tensor eval_MatMul(const EvalCtx& c) {
+  Tensor out(c.out_dtype, c.out_shape);
+  Shape as = c.in[0]->shape(), bs = c.in[1]->shape();
+  if (as.size() == 1) as.insert(as.begin(), 1);
+  if (bs.size() == 1) bs.push_back(1);
+  const int64_t M = as[as.size() - 2], K = as.back(), N = bs.back();
+  // Broadcast batch dims: out batch shape and each operand's batch strides (0 where it is 1).
+  const Shape ab(as.begin(), as.end() - 2), bb(bs.begin(), bs.end() - 2);
+  const size_t r = std::max(ab.size(), bb.size());
+  Shape batch(r);
+  std::vector<int64_t> ast(r, 0), bst(r, 0);
+  const std::vector<int64_t> ab_st = strides_of(ab), bb_st = strides_of(bb);
+  for (size_t d = 0; d < r; d++) {
+    const int64_t da = d < r - ab.size() ? 1 : ab[d - (r - ab.size())];
+    const int64_t db = d < r - bb.size() ? 1 : bb[d - (r - bb.size())];
+    batch[d] = da == 1 ? db : da;
+    if (da != 1) ast[d] = ab_st[d - (r - ab.size())];
+    if (db != 1) bst[d] = bb_st[d - (r - bb.size())];
+  }
+  const int64_t nb = numel(batch);
+  auto operands = [&](int64_t bi, const float** pa, const float** pb) {
+    int64_t oa = 0, ob = 0;
+    for (int d = (int)r - 1; d >= 0; d--) {
+      const int64_t i = bi % batch[d];
+      bi /= batch[d];
+      oa += i * ast[d];
+      ob += i * bst[d];
+    }
+    *pa = c.in[0]->data<float>() + oa * M * K;
+    *pb = c.in[1]->data<float>() + ob * K * N;
+  };
+  float* y = out.data<float>();
+  if (nb >= 8) {
+    parallel_for(nb, 2.0 * nb * M * N * K, [&](int64_t b, int64_t e) {
+      for (int64_t bi = b; bi < e; bi++) {
+        const float *pa, *pb;
+        operands(bi, &pa, &pb);
+        gemm_acc(M, N, K, pa, K, pb, N, y + bi * M * N, N);
+      }
+    });
+  } else {
+    for (int64_t bi = 0; bi < nb; bi++) {
+      const float *pa, *pb;
+      operands(bi, &pa, &pb);
+      gemm_parallel(M, N, K, pa, K, pb, N, y + bi * M * N, N);
+    }
+  }
+  return out;
+}
+
+Tensor eval_MaxPool(const EvalCtx& c) { return pool(c, true); }
+Tensor eval_AveragePool(const EvalCtx& c) { return pool(c, false); }
+
+Tensor eval_GlobalAveragePool(const EvalCtx& c) {
+  Tensor out(c.out_dtype, c.out_shape);
+  const Shape& xs = c.in[0]->shape();
+  const int64_t planes = xs[0] * xs[1], size = numel(Shape(xs.begin() + 2, xs.end()));
+  const float* x = c.in[0]->data<float>();
+  for (int64_t p = 0; p < planes; p++) {
+    double sum = 0;
+    for (int64_t i = 0; i < size; i++) sum += x[p * size + i];
+    out.data<float>()[p] = size ? (float)(sum / size) : 0.f;
+  }
+  return out;
+}
+
+}  // namespace tlm
