@@ -1,0 +1,158 @@
+// Operator fusion: which nodes of a model run together as one task (TVM's FuseOps, simplified to
+// the patterns of graph/op.h). fuse_groups() makes three passes over the topologically ordered
+// nodes:
+//   1. every Anchor/Reduce node, in order, starts a group, pulls in its prologue (Injective or
+//      Elemwise producers read only by the group, transitively) and then its epilogue (the chain
+//      of Elemwise consumers while the chain's current value has one consumer and is not a graph
+//      output). Earlier anchors claim first, so conv -> relu -> conv gives conv_relu, conv.
+//   2. every node left over (Elemwise/Injective), from the last to the first, starts a group and
+//      pulls in its unclaimed Elemwise/Injective producers read only by the group: single-consumer
+//      chains (reshape -> transpose) and trees that end in one value (a, b -> add).
+//   3. groups are sorted by their output node's index.
+// Every node of a group is an ancestor of the group's output node, so the output node has the
+// group's largest index and any producer group's output index is below it: sorting by that index
+// is an execution order, and the fused graph is acyclic.
+#include <algorithm>
+#include <queue>
+#include <unordered_set>
+
+#include "partition/partition.h"
+
+namespace tlm {
+namespace {
+
+bool starts_group(Op op) {
+  OpPattern p = op_pattern(op);
+  return p == OpPattern::Anchor || p == OpPattern::Reduce;
+}
+
+bool fusible(Op op) {
+  OpPattern p = op_pattern(op);
+  return p == OpPattern::Elemwise || p == OpPattern::Injective;
+}
+
+class Fuser {
+ public:
+  explicit Fuser(const Graph& g)
+      : g_(g),
+        consumers_(g.consumers()),
+        is_output_(g.values.size(), false),
+        group_of_(g.nodes.size(), -1) {
+    for (ValueId o : g.outputs) {
+      TLM_CHECK(o >= 0 && o < (ValueId)g.values.size()) << "bad graph output id " << o;
+      is_output_[o] = true;
+    }
+    for (const Node& n : g.nodes) {
+      TLM_CHECK(n.outputs.size() == 1)
+          << op_name(n.op) << " node '" << n.name << "' has " << n.outputs.size() << " outputs";
+      for (ValueId v : n.inputs)
+        TLM_CHECK(v == kNoValue || (v >= 0 && v < (ValueId)g.values.size()))
+            << "node '" << n.name << "' reads bad value id " << v;
+    }
+    // Distinct consumers: Mul(x, x) reads x twice but is one consumer.
+    for (auto& c : consumers_) c.erase(std::unique(c.begin(), c.end()), c.end());
+    producer_.assign(g.values.size(), -1);
+    for (size_t i = 0; i < g.nodes.size(); i++) producer_[out(i)] = (int)i;
+  }
+
+  std::vector<FusedGroup> run() {
+    const int n = (int)g_.nodes.size();
+    for (int i = 0; i < n; i++) {
+      if (!starts_group(g_.nodes[i].op)) continue;
+      int gid = new_group(i);
+      pull_producers(gid, i);
+      int cur = i;
+      while (true) {
+        int c = sole_consumer(out(cur));
+        if (c < 0 || group_of_[c] != -1 || op_pattern(g_.nodes[c].op) != OpPattern::Elemwise) break;
+        add(gid, c);
+        cur = c;
+      }
+      groups_[gid].output = out(cur);
+    }
+    for (int i = n - 1; i >= 0; i--) {
+      if (group_of_[i] != -1) continue;
+      int gid = new_group(i);
+      pull_producers(gid, i);
+      groups_[gid].output = out(i);
+    }
+    for (FusedGroup& grp : groups_) std::sort(grp.nodes.begin(), grp.nodes.end());
+    std::sort(groups_.begin(), groups_.end(), [](const FusedGroup& a, const FusedGroup& b) {
+      return a.nodes.back() < b.nodes.back();
+    });
+    for (const FusedGroup& grp : groups_) check_single_output(grp);
+    return std::move(groups_);
+  }
+
+ private:
+  ValueId out(int node) const { return g_.nodes[node].outputs[0]; }
+
+  // The one node reading v, or -1 when v has none, several, or is a graph output.
+  int sole_consumer(ValueId v) const {
+    if (is_output_[v] || consumers_[v].size() != 1) return -1;
+    return consumers_[v][0];
+  }
+
+  int new_group(int node) {
+    groups_.push_back(FusedGroup{});
+    add((int)groups_.size() - 1, node);
+    return (int)groups_.size() - 1;
+  }
+
+  void add(int gid, int node) {
+    group_of_[node] = gid;
+    groups_[gid].nodes.push_back(node);
+  }
+
+  // Pulls unclaimed Elemwise/Injective producers whose every consumer is already in the group.
+  // Candidates are visited from the highest node index down: by the time a node is decided, all
+  // of its consumers (higher indices) that could join have been decided.
+  void pull_producers(int gid, int seed) {
+    std::priority_queue<int> todo;
+    std::unordered_set<int> seen;
+    auto push_producers = [&](int node) {
+      for (ValueId in : g_.nodes[node].inputs) {
+        if (in == kNoValue) continue;
+        int p = producer_[in];
+        if (p < 0 || group_of_[p] != -1 || !fusible(g_.nodes[p].op)) continue;
+        if (seen.insert(p).second) todo.push(p);
+      }
+    };
+    push_producers(seed);
+    while (!todo.empty()) {
+      int p = todo.top();
+      todo.pop();
+      ValueId v = out(p);
+      if (is_output_[v]) continue;
+      bool all_inside = !consumers_[v].empty();
+      for (int c : consumers_[v]) all_inside = all_inside && group_of_[c] == gid;
+      if (!all_inside) continue;
+      add(gid, p);
+      push_producers(p);
+    }
+  }
+
+  void check_single_output(const FusedGroup& grp) const {
+    TLM_CHECK(out(grp.nodes.back()) == grp.output) << "group output is not its last node";
+    int gid = group_of_[grp.nodes.back()];
+    for (size_t k = 0; k + 1 < grp.nodes.size(); k++) {
+      ValueId v = out(grp.nodes[k]);
+      TLM_CHECK(!is_output_[v]) << "fused value " << g_.value(v).name << " is a graph output";
+      for (int c : consumers_[v])
+        TLM_CHECK(group_of_[c] == gid) << "fused value " << g_.value(v).name << " escapes";
+    }
+  }
+
+  const Graph& g_;
+  std::vector<std::vector<int>> consumers_;
+  std::vector<bool> is_output_;
+  std::vector<int> producer_;
+  std::vector<int> group_of_;
+  std::vector<FusedGroup> groups_;
+};
+
+}  // namespace
+
+std::vector<FusedGroup> fuse_groups(const Graph& g) { return Fuser(g).run(); }
+
+}  // namespace tlm
