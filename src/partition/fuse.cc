@@ -45,6 +45,8 @@ class Fuser {
     for (const Node& n : g.nodes) {
       TLM_CHECK(n.outputs.size() == 1)
           << op_name(n.op) << " node '" << n.name << "' has " << n.outputs.size() << " outputs";
+      TLM_CHECK(n.outputs[0] >= 0 && n.outputs[0] < (ValueId)g.values.size())
+          << "node '" << n.name << "' writes bad value id " << n.outputs[0];
       for (ValueId v : n.inputs)
         TLM_CHECK(v == kNoValue || (v >= 0 && v < (ValueId)g.values.size()))
             << "node '" << n.name << "' reads bad value id " << v;

@@ -50,14 +50,21 @@ std::string human_flops(double f) {
   return "?";
 }
 
-// Input shapes, compactly: activations as shapes, weights prefixed "w".
+// Input shapes, compactly: activations as shapes, weights prefixed "w", runs of equal entries
+// counted ("12x[1,32,28,28]": DenseNet's concatenations).
 std::string inputs_text(const Graph& sg) {
-  std::string s;
+  std::vector<std::string> items;
   for (ValueId in : sg.inputs) {
     const Value& v = sg.value(in);
+    items.push_back((!v.name.empty() && v.name[0] == 'w' ? "w" : "") + shape_str(v.shape));
+  }
+  std::string s;
+  for (size_t i = 0; i < items.size();) {
+    size_t run = 1;
+    while (i + run < items.size() && items[i + run] == items[i]) run++;
     if (!s.empty()) s += " ";
-    if (!v.name.empty() && v.name[0] == 'w') s += "w";
-    s += shape_str(v.shape);
+    s += (run > 1 ? std::to_string(run) + "x" : "") + items[i];
+    i += run;
   }
   return s;
 }
