@@ -1,0 +1,171 @@
+// Graph-to-graph passes (graph/passes.h), each a free function; prepare_graph() is the straight
+// list of them that every model goes through before partitioning.
+//
+//  fold_batchnorm   Conv/ConvTranspose -> BatchNormalization (constant weights, the conv output
+//                   read only by that BN): new constant W' = W * s, B' = (B - mean) * s + beta
+//                   with s = scale / sqrt(var + eps); the conv then writes the BN's output.
+//                   Other BNs with constant parameters become Mul + Add by [1, C, 1, ...]
+//                   constants (one fused elementwise epilogue instead of five inputs).
+//  fold_constants   evaluates nodes whose inputs are all constant (after edits).
+//  prepare_graph    the two, then remove_dead, then checks outputs and zero-size dims.
+#include "graph/passes.h"
+
+#include <cmath>
+
+#include "graph/interp_common.h"
+#include "graph/interpreter.h"
+#include "graph/shape_infer.h"
+
+namespace tlm {
+namespace {
+
+bool all_constant(const Graph& g, const Node& n, size_t first, size_t last) {
+  for (size_t k = first; k < last && k < n.inputs.size(); k++)
+    if (n.inputs[k] == kNoValue || !g.value(n.inputs[k]).is_constant()) return false;
+  return true;
+}
+
+// Per-channel s = scale / sqrt(var + eps) and t = beta - mean * s of a BN with constant params.
+void bn_coefficients(const Graph& g, const Node& bn, std::vector<float>* s, std::vector<float>* t) {
+  const float eps = bn.f("epsilon");
+  const float* scale = g.value(bn.inputs[1]).data->data<float>();
+  const float* beta = g.value(bn.inputs[2]).data->data<float>();
+  const float* mean = g.value(bn.inputs[3]).data->data<float>();
+  const float* var = g.value(bn.inputs[4]).data->data<float>();
+  const int64_t C = g.value(bn.inputs[1]).shape[0];
+  s->resize(C);
+  t->resize(C);
+  for (int64_t c = 0; c < C; c++) {
+    (*s)[c] = (float)(scale[c] / std::sqrt((double)var[c] + eps));
+    (*t)[c] = beta[c] - mean[c] * (*s)[c];
+  }
+}
+
+// Rewrites conv (Conv or ConvTranspose, constant W and B) so that it computes bn(conv(x)).
+void fold_into_conv(Graph& g, Node& conv, const Node& bn) {
+  std::vector<float> s, t;
+  bn_coefficients(g, bn, &s, &t);
+  const Tensor& w = *g.value(conv.inputs[1]).data;
+  const Shape& ws = w.shape();
+  const int64_t cout = (int64_t)s.size();
+  Tensor nw = w;
+  float* pw = nw.data<float>();
+  const int64_t k = numel(Shape(ws.begin() + 2, ws.end()));
+  if (conv.op == Op::Conv) {  // W [Cout, Cin/g, k...]: output channel = dim 0
+    for (int64_t oc = 0; oc < ws[0]; oc++)
+      for (int64_t i = 0; i < ws[1] * k; i++) pw[oc * ws[1] * k + i] *= s[oc];
+  } else {  // W [Cin, Cout/g, k...]: output channel = group * Cout/g + dim 1
+    const int64_t group = conv.i("group"), cin_g = ws[0] / group;
+    for (int64_t ci = 0; ci < ws[0]; ci++)
+      for (int64_t j = 0; j < ws[1]; j++)
+        for (int64_t i = 0; i < k; i++) pw[(ci * ws[1] + j) * k + i] *= s[(ci / cin_g) * ws[1] + j];
+  }
+  Tensor nb(DType::F32, {cout});
+  const bool has_bias = conv.inputs.size() > 2 && conv.inputs[2] != kNoValue;
+  for (int64_t oc = 0; oc < cout; oc++) {
+    const float b = has_bias ? g.value(conv.inputs[2]).data->data<float>()[oc] : 0.f;
+    nb.data<float>()[oc] = b * s[oc] + t[oc];
+  }
+  const ValueId nw_id = g.add_constant(g.unique_name(conv.name + "_W_bn"), std::move(nw));
+  const ValueId nb_id = g.add_constant(g.unique_name(conv.name + "_B_bn"), std::move(nb));
+  conv.inputs = {conv.inputs[0], nw_id, nb_id};
+  conv.outputs = bn.outputs;  // downstream readers of the BN output now read the conv
+}
+
+// Mul + Add nodes computing bn(x) with constants shaped [1, C, 1, ...] (rank of x).
+std::vector<Node> bn_as_mul_add(Graph& g, const Node& bn) {
+  std::vector<float> s, t;
+  bn_coefficients(g, bn, &s, &t);
+  const Value x = g.value(bn.inputs[0]);
+  Shape cs(x.shape.size(), 1);
+  cs[1] = (int64_t)s.size();
+  const ValueId sv = g.add_constant(g.unique_name(bn.name + "_scale"), Tensor::from(cs, s));
+  const ValueId tv = g.add_constant(g.unique_name(bn.name + "_shift"), Tensor::from(cs, t));
+  Node mul{Op::Mul, bn.name + "_mul", {bn.inputs[0], sv}, {}, {}};
+  Value mid;
+  mid.name = mul.name + ":0";
+  g.values.push_back(mid);
+  mul.outputs = {(ValueId)g.values.size() - 1};
+  infer_node_shapes(g, mul);
+  Node add{Op::Add, bn.name + "_add", {mul.outputs[0], tv}, bn.outputs, {}};
+  infer_node_shapes(g, add);
+  return {std::move(mul), std::move(add)};
+}
+
+}  // namespace
+
+void fold_batchnorm(Graph& g) {
+  std::vector<std::vector<int>> cons = g.consumers();
+  std::vector<int> producer(g.values.size(), -1);
+  for (size_t i = 0; i < g.nodes.size(); i++)
+    for (ValueId o : g.nodes[i].outputs) producer[o] = (int)i;
+  std::vector<bool> is_output(g.values.size(), false);
+  for (ValueId o : g.outputs) is_output[o] = true;
+
+  std::vector<Node> out;
+  std::vector<int> new_index(g.nodes.size(), -1);  // old node index -> index in `out`
+  for (size_t i = 0; i < g.nodes.size(); i++) {
+    Node& n = g.nodes[i];
+    if (n.op != Op::BatchNormalization || !all_constant(g, n, 1, 5)) {
+      new_index[i] = (int)out.size();
+      out.push_back(std::move(n));
+      continue;
+    }
+    const ValueId x = n.inputs[0];
+    const int p = producer[x];
+    if (p >= 0 && new_index[p] >= 0) {
+      Node& conv = out[new_index[p]];
+      const bool conv_like = conv.op == Op::Conv || conv.op == Op::ConvTranspose;
+      if (conv_like && cons[x].size() == 1 && !is_output[x] && all_constant(g, conv, 1, 2) &&
+          (conv.inputs.size() < 3 || conv.inputs[2] == kNoValue ||
+           g.value(conv.inputs[2]).is_constant())) {
+        fold_into_conv(g, conv, n);
+        continue;  // the BN node disappears; the old conv output value is now dead
+      }
+    }
+    for (Node& m : bn_as_mul_add(g, n)) out.push_back(std::move(m));
+  }
+  g.nodes = std::move(out);
+}
+
+void fold_constants(Graph& g) {
+  std::vector<Node> kept;
+  for (Node& n : g.nodes) {
+    bool all_const = true;
+    for (ValueId in : n.inputs)
+      if (in != kNoValue && !g.value(in).is_constant()) all_const = false;
+    if (!all_const) {
+      kept.push_back(std::move(n));
+      continue;
+    }
+    std::vector<const Tensor*> args;
+    for (ValueId in : n.inputs) args.push_back(in == kNoValue ? nullptr : g.value(in).data.get());
+    std::vector<Tensor> res = evaluate_node(g, n, args);
+    g.value(n.outputs[0]).data = std::make_shared<const Tensor>(std::move(res[0]));
+  }
+  g.nodes = std::move(kept);
+}
+
+void prepare_graph(Graph& g) {
+  fold_batchnorm(g);
+  fold_constants(g);
+  g.remove_dead();
+  std::vector<bool> produced(g.values.size(), false);
+  for (const Node& n : g.nodes)
+    for (ValueId o : n.outputs) produced[o] = true;
+  for (ValueId in : g.inputs) produced[in] = true;
+  if (g.outputs.empty()) TLM_USER_ERROR() << "graph '" << g.name << "' has no outputs";
+  for (ValueId o : g.outputs)
+    if (!produced[o])
+      TLM_USER_ERROR() << "graph output '" << g.value(o).name
+                       << (g.value(o).is_constant()
+                               ? "' is a constant: it does not depend on any graph input"
+                               : "' is not computed by any node");
+  for (const Value& v : g.values)
+    for (int64_t d : v.shape)
+      if (d == 0)
+        TLM_USER_ERROR() << "value '" << v.name << "' has a zero-size dimension "
+                         << shape_str(v.shape) << "; empty tensors are not supported";
+}
+
+}  // namespace tlm

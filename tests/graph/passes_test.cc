@@ -1,0 +1,175 @@
+// Graph passes: fold_batchnorm preserves results (interpret before/after on random inputs) and
+// removes the BN where it should; fold_constants, remove_dead and prepare_graph's checks.
+#include "graph/passes.h"
+
+#include <gtest/gtest.h>
+
+#include "graph/interp_test_util.h"
+
+namespace tlm {
+namespace {
+
+using namespace testing_graph;
+
+int count_op(const Graph& g, Op op) {
+  int n = 0;
+  for (const Node& node : g.nodes) n += node.op == op;
+  return n;
+}
+
+// A BN over `x` with random constant parameters (positive variance).
+ValueId add_bn(Graph& g, ValueId x, int64_t channels, uint64_t seed) {
+  auto c = [&](double lo, double hi, uint64_t s) {
+    return g.add_constant(g.unique_name("bnp"),
+                          random_tensor(DType::F32, {channels}, seed + s, lo, hi));
+  };
+  return g.add(Op::BatchNormalization, {x, c(0.5, 2, 1), c(-1, 1, 2), c(-1, 1, 3), c(0.1, 2, 4)},
+               {{"epsilon", 1e-5f}});
+}
+
+void expect_same_results(const Graph& before, const Graph& after, const std::vector<Tensor>& in) {
+  std::vector<Tensor> a = interpret(before, in), b = interpret(after, in);
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t k = 0; k < a.size(); k++) EXPECT_LE(max_rel_violation(b[k], a[k], 1e-5, 1e-4), 1.0);
+}
+
+TEST(FoldBatchnorm, ConvFoldsIntoWeights) {
+  Graph g;
+  ValueId x = g.add_input("x", DType::F32, {2, 4, 7, 7});
+  ValueId w = g.add_constant("w", random_tensor(DType::F32, {6, 2, 3, 3}, 1));
+  ValueId b = g.add_constant("b", random_tensor(DType::F32, {6}, 2));
+  ValueId conv = g.add(Op::Conv, {x, w, b}, conv_attrs({1, 1}, {1, 1}, {1, 1, 1, 1}, 2));
+  ValueId bn = add_bn(g, conv, 6, 10);
+  g.mark_output(g.add(Op::Relu, {bn}));
+  Graph before = g;
+  fold_batchnorm(g);
+  EXPECT_EQ(count_op(g, Op::BatchNormalization), 0);
+  EXPECT_EQ(count_op(g, Op::Mul), 0);
+  EXPECT_EQ(g.nodes.size(), 2u);  // Conv, Relu
+  g.remove_dead();
+  expect_same_results(before, g, {random_tensor(DType::F32, {2, 4, 7, 7}, 3)});
+}
+
+TEST(FoldBatchnorm, ConvWithoutBiasAndConvTranspose) {
+  Graph g;
+  ValueId x = g.add_input("x", DType::F32, {1, 4, 5, 5});
+  ValueId w = g.add_constant("w", random_tensor(DType::F32, {3, 4, 1, 1}, 1));
+  ValueId c1 = g.add(Op::Conv, {x, w}, conv_attrs({1, 1}, {1, 1}, {0, 0, 0, 0}, 1));
+  ValueId b1 = add_bn(g, c1, 3, 20);
+  Attrs ta = conv_attrs({2, 2}, {1, 1}, {0, 1, 1, 0}, 1);
+  ta["output_padding"] = I{1, 0};
+  ValueId wt = g.add_constant("wt", random_tensor(DType::F32, {3, 2, 3, 3}, 4));
+  ValueId bt = g.add_constant("bt", random_tensor(DType::F32, {2}, 5));
+  ValueId ct = g.add(Op::ConvTranspose, {b1, wt, bt}, ta);
+  g.mark_output(add_bn(g, ct, 2, 30));
+  Graph before = g;
+  fold_batchnorm(g);
+  EXPECT_EQ(count_op(g, Op::BatchNormalization), 0);
+  EXPECT_EQ(g.nodes.size(), 2u);
+  expect_same_results(before, g, {random_tensor(DType::F32, {1, 4, 5, 5}, 6)});
+}
+
+TEST(FoldBatchnorm, GroupedConvTranspose) {
+  Graph g;
+  ValueId x = g.add_input("x", DType::F32, {1, 4, 3, 3});
+  Attrs ta = conv_attrs({1, 1}, {1, 1}, {0, 0, 0, 0}, 2);
+  ta["output_padding"] = I{0, 0};
+  ValueId w = g.add_constant("w", random_tensor(DType::F32, {4, 3, 2, 2}, 7));
+  ValueId ct = g.add(Op::ConvTranspose, {x, w}, ta);
+  g.mark_output(add_bn(g, ct, 6, 40));
+  Graph before = g;
+  fold_batchnorm(g);
+  EXPECT_EQ(g.nodes.size(), 1u);
+  expect_same_results(before, g, {random_tensor(DType::F32, {1, 4, 3, 3}, 8)});
+}
+
+TEST(FoldBatchnorm, OtherBatchnormsBecomeMulAdd) {
+  Graph g;
+  ValueId x = g.add_input("x", DType::F32, {2, 3, 4, 4});
+  // (1) BN on a graph input; (2) BN after a conv whose output has a second reader.
+  ValueId bn1 = add_bn(g, x, 3, 50);
+  ValueId w = g.add_constant("w", random_tensor(DType::F32, {3, 3, 1, 1}, 9));
+  ValueId conv = g.add(Op::Conv, {bn1, w}, conv_attrs({1, 1}, {1, 1}, {0, 0, 0, 0}, 1));
+  ValueId bn2 = add_bn(g, conv, 3, 60);
+  g.mark_output(g.add(Op::Add, {bn2, conv}));
+  Graph before = g;
+  fold_batchnorm(g);
+  EXPECT_EQ(count_op(g, Op::BatchNormalization), 0);
+  EXPECT_EQ(count_op(g, Op::Mul), 2);
+  EXPECT_EQ(count_op(g, Op::Add), 3);
+  for (const Node& n : g.nodes) {
+    if (n.op == Op::Mul) {
+      EXPECT_EQ(g.value(n.inputs[1]).shape, (Shape{1, 3, 1, 1}));
+    }
+  }
+  expect_same_results(before, g, {random_tensor(DType::F32, {2, 3, 4, 4}, 10)});
+}
+
+TEST(Passes, FoldConstantsAfterEdit) {
+  Graph g;
+  ValueId x = g.add_input("x", DType::F32, {3});
+  ValueId a = g.add(Op::Relu, {x});
+  ValueId y = g.add(Op::Add, {a, a});
+  g.mark_output(y);
+  // Rewire the Relu to a constant input: fold_constants should evaluate Relu and then Add.
+  g.nodes[0].inputs[0] = g.add_constant("k", Tensor::from<float>({3}, {-1, 2, 3}));
+  fold_constants(g);
+  EXPECT_TRUE(g.nodes.empty());
+  ASSERT_TRUE(g.value(y).is_constant());
+  expect_near(floats_of(*g.value(y).data), {0, 4, 6});
+}
+
+TEST(Passes, RemoveDead) {
+  Graph g;
+  ValueId x = g.add_input("x", DType::F32, {3});
+  ValueId unused_in = g.add_input("u", DType::F32, {2});
+  g.add(Op::Exp, {x});  // dead
+  g.add_constant("dead_const", Tensor::from<float>({1}, {1}));
+  ValueId y = g.add(Op::Neg, {x});
+  g.mark_output(y);
+  g.remove_dead();
+  ASSERT_EQ(g.nodes.size(), 1u);
+  EXPECT_EQ(g.nodes[0].op, Op::Neg);
+  EXPECT_EQ(g.values.size(), 3u);  // x, u (inputs stay), neg output
+  EXPECT_EQ(g.inputs.size(), 2u);
+  (void)unused_in;
+  expect_near(
+      floats_of(interpret(g, {Tensor::from<float>({3}, {1, 2, 3}), Tensor(DType::F32, {2})})[0]),
+      {-1, -2, -3});
+}
+
+TEST(Passes, PrepareGraphRejectsZeroSizeAndConstantOutputs) {
+  {
+    Graph g;
+    ValueId x = g.add_input("x", DType::F32, {4});
+    ValueId s =
+        g.add(Op::Slice, {x}, {{"starts", I{3}}, {"ends", I{1}}, {"steps", I{1}}}, "empty_slice");
+    g.mark_output(g.add(Op::Relu, {s}));
+    try {
+      prepare_graph(g);
+      FAIL() << "no error";
+    } catch (const UserError& e) {
+      EXPECT_NE(std::string(e.what()).find("empty_slice"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("zero-size"), std::string::npos) << e.what();
+    }
+  }
+  {
+    Graph g;
+    g.add_input("x", DType::F32, {4});
+    g.mark_output(g.add(Op::Relu, {g.add_constant("c", Tensor::from<float>({1}, {1}))}));
+    EXPECT_THROW(prepare_graph(g), UserError);
+  }
+  {
+    // A normal graph passes, with its BN folded and dead nodes removed.
+    Graph g;
+    ValueId x = g.add_input("x", DType::F32, {1, 2, 3, 3});
+    g.add(Op::Exp, {x});
+    g.mark_output(add_bn(g, x, 2, 70));
+    prepare_graph(g);
+    EXPECT_EQ(g.nodes.size(), 2u);  // Mul, Add
+    EXPECT_EQ(count_op(g, Op::Exp), 0);
+  }
+}
+
+}  // namespace
+}  // namespace tlm
