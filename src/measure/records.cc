@@ -1,0 +1,353 @@
+// JSON-lines measurement records: format, crash-safe appends, strict reads, queries.
+#include "measure/records.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <iostream>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+
+#include "support/error.h"
+
+namespace tlm {
+namespace {
+
+using nlohmann::json;
+
+const char* const kErrorKindNames[] = {
+    "None",       "CompileError", "CompileTimeout", "RuntimeError",
+    "RunTimeout", "Crash",        "WrongResult",    "InstantiationError",
+};
+static_assert(sizeof(kErrorKindNames) / sizeof(kErrorKindNames[0]) == kErrorKindCount,
+              "one name per ErrorKind");
+
+// The fields of a version-1 record, in the order they are written. Readers require exactly these.
+const char* const kFields[] = {
+    "version",  "task_key", "task_kind", "workload", "sentence",     "hardware",  "latencies_s",
+    "median_s", "error",    "error_msg", "strategy", "timestamp_ms", "compile_s",
+};
+
+// Reads typed fields out of one parsed line, turning every mismatch into a UserError at `where`.
+class FieldReader {
+ public:
+  FieldReader(const json& j, const std::string& where) : j_(j), where_(where) {}
+
+  std::string str(const char* name) const {
+    const json& v = field(name);
+    if (!v.is_string()) fail(name, "a string");
+    return v.get<std::string>();
+  }
+  int64_t integer(const char* name) const {
+    const json& v = field(name);
+    if (!v.is_number_integer()) fail(name, "an integer");
+    return v.get<int64_t>();
+  }
+  // JSON has no NaN/inf; nlohmann writes them as null, so null reads back as NaN.
+  double real(const char* name) const { return to_real(field(name), name); }
+  std::vector<double> reals(const char* name) const {
+    const json& v = field(name);
+    if (!v.is_array()) fail(name, "an array of numbers");
+    std::vector<double> out;
+    for (const json& x : v) out.push_back(to_real(x, name));
+    return out;
+  }
+
+ private:
+  const json& field(const char* name) const {
+    auto it = j_.find(name);
+    TLM_USER_CHECK(it != j_.end()) << where_ << ": record has no field '" << name
+                                   << "': the file was not written by RecordWriter, or was edited";
+    return *it;
+  }
+  double to_real(const json& v, const char* name) const {
+    if (v.is_null()) return std::numeric_limits<double>::quiet_NaN();
+    if (!v.is_number()) fail(name, "a number");
+    return v.get<double>();
+  }
+  [[noreturn]] void fail(const char* name, const char* what) const {
+    TLM_USER_ERROR() << where_ << ": record field '" << name << "' should be " << what << ", found "
+                     << j_.at(name).dump();
+  }
+  const json& j_;
+  const std::string& where_;
+};
+
+// A write() cut short leaves a proper prefix of a JSON object: the parser runs off the end of
+// the text. Any other syntax error is damage we must not silently skip.
+bool is_cut_short(const std::string& line) {
+  if (line.empty() || line[0] != '{') return false;
+  try {
+    json j = json::parse(line);
+    return false;
+  } catch (const json::parse_error& e) {
+    return e.byte > line.size();
+  }
+}
+
+}  // namespace
+
+const char* error_kind_name(ErrorKind k) {
+  int i = (int)k;
+  TLM_CHECK(i >= 0 && i < kErrorKindCount) << "bad ErrorKind " << i;
+  return kErrorKindNames[i];
+}
+
+bool parse_error_kind(const std::string& name, ErrorKind* out) {
+  if (name.empty()) {
+    *out = ErrorKind::None;
+    return true;
+  }
+  for (int i = 0; i < kErrorKindCount; i++) {
+    if (name == kErrorKindNames[i]) {
+      *out = (ErrorKind)i;
+      return true;
+    }
+  }
+  return false;
+}
+
+std::string error_field(ErrorKind k) { return k == ErrorKind::None ? "" : error_kind_name(k); }
+
+ErrorKind MeasureRecord::error_kind() const {
+  ErrorKind k;
+  TLM_CHECK(parse_error_kind(error, &k)) << "record holds unknown error kind '" << error << "'";
+  return k;
+}
+
+int64_t unix_time_ms() {
+  using namespace std::chrono;
+  return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
+}
+
+std::string record_to_json_line(const MeasureRecord& r) {
+  json j = json::object();
+  j["version"] = r.version;
+  j["task_key"] = r.task_key;
+  j["task_kind"] = r.task_kind;
+  j["workload"] = r.workload;
+  j["sentence"] = r.sentence;
+  j["hardware"] = r.hardware;
+  j["latencies_s"] = r.latencies_s;
+  j["median_s"] = r.median_s;
+  j["error"] = r.error;
+  j["error_msg"] = r.error_msg;
+  j["strategy"] = r.strategy;
+  j["timestamp_ms"] = r.timestamp_ms;
+  j["compile_s"] = r.compile_s;
+  TLM_CHECK(j.size() == sizeof(kFields) / sizeof(kFields[0])) << "kFields out of date";
+  // Invalid UTF-8 (e.g. a compiler message with stray bytes) is replaced rather than throwing:
+  // losing a character of a message must not lose the measurement.
+  return j.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+MeasureRecord parse_record_line(const std::string& line, const std::string& where) {
+  json j;
+  try {
+    j = json::parse(line);
+  } catch (const json::parse_error& e) {
+    TLM_USER_ERROR() << where << ": not a measurement record (" << e.what()
+                     << "). Delete or repair that line; if the file was made by concatenating "
+                        "record files, check that each part ended with a newline";
+  }
+  TLM_USER_CHECK(j.is_object()) << where << ": not a measurement record (expected a JSON object)";
+  auto v = j.find("version");
+  TLM_USER_CHECK(v != j.end() && v->is_number_integer())
+      << where << ": record has no integer 'version' field; this build reads records format "
+      << "version " << kRecordsVersion << ". The line was not written by RecordWriter";
+  TLM_USER_CHECK(*v == kRecordsVersion)
+      << where << ": records format version " << v->dump() << ", this build reads version "
+      << kRecordsVersion << ": re-measure with this build, or read the file with the tlm build "
+      << "that wrote it";
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    bool known = false;
+    for (const char* f : kFields) known = known || it.key() == f;
+    TLM_USER_CHECK(known) << where << ": unknown field '" << it.key() << "' in a version-"
+                          << kRecordsVersion << " record: written by an incompatible build";
+  }
+
+  FieldReader f(j, where);
+  MeasureRecord r;
+  r.version = kRecordsVersion;
+  r.task_key = f.str("task_key");
+  r.task_kind = f.str("task_kind");
+  r.workload = f.str("workload");
+  r.sentence = f.str("sentence");
+  r.hardware = f.str("hardware");
+  r.latencies_s = f.reals("latencies_s");
+  r.median_s = f.real("median_s");
+  r.error = f.str("error");
+  r.error_msg = f.str("error_msg");
+  r.strategy = f.str("strategy");
+  r.timestamp_ms = f.integer("timestamp_ms");
+  r.compile_s = f.real("compile_s");
+  ErrorKind k;
+  TLM_USER_CHECK(parse_error_kind(r.error, &k) && (k != ErrorKind::None || r.error.empty()))
+      << where << ": unknown error kind '" << r.error << "' (ok records have an empty error)";
+  return r;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Writer
+
+RecordWriter::RecordWriter(const std::string& path) : path_(path) {
+  // O_APPEND makes every write() land at the current end, atomically with respect to other
+  // appenders, so concurrent writers never interleave inside a line.
+  fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  TLM_USER_CHECK(fd_ >= 0) << "cannot open records file '" << path
+                           << "' for appending: " << std::strerror(errno);
+  struct stat st;
+  if (fstat(fd_, &st) == 0 && st.st_size > 0) {
+    char last = '\n';
+    if (pread(fd_, &last, 1, st.st_size - 1) == 1 && last != '\n') {
+      // An earlier writer died mid-line. Start a new line so we never glue onto its remains;
+      // the reader skips the remnant as "cut short".
+      need_newline_ = true;
+    }
+  }
+}
+
+RecordWriter::~RecordWriter() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+void RecordWriter::append(const MeasureRecord& r) {
+  std::string line = (need_newline_ ? "\n" : "") + record_to_json_line(r) + "\n";
+  // One write() for the whole line, so other appenders cannot interleave with it. A kill -9
+  // during the write can still cut it short (the kernel checks for fatal signals between pages),
+  // but only before append() returns, i.e. before the record counts as committed; the remnant
+  // is a cut-short line that readers skip. The loop handles short writes (disk full, signals).
+  size_t done = 0;
+  while (done < line.size()) {
+    ssize_t n = ::write(fd_, line.data() + done, line.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      need_newline_ = done > 0 || need_newline_;
+      TLM_USER_ERROR() << "cannot append to records file '" << path_
+                       << "': " << std::strerror(errno) << " (disk full?)";
+    }
+    done += (size_t)n;
+  }
+  need_newline_ = false;
+  // The record counts as measured only once it survives a power cut or a crash of this process.
+  TLM_USER_CHECK(fdatasync(fd_) == 0)
+      << "cannot sync records file '" << path_ << "': " << std::strerror(errno);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reader
+
+RecordReader::RecordReader(const std::string& path) : path_(path), in_(path) {
+  TLM_USER_CHECK(in_.good()) << "cannot open records file '" << path
+                             << "': " << std::strerror(errno);
+}
+
+bool RecordReader::next(MeasureRecord* out) {
+  std::string line;
+  while (std::getline(in_, line)) {
+    line_no_++;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.find_first_not_of(" \t") == std::string::npos) continue;
+    try {
+      *out = parse_record_line(line, path_ + ":" + std::to_string(line_no_));
+      return true;
+    } catch (const UserError&) {
+      if (!is_cut_short(line)) throw;  // parsed a second time only on this rare path
+    }
+    if (cut_short_++ == 0) first_cut_short_line_ = line_no_;
+  }
+  TLM_USER_CHECK(in_.eof()) << "error reading records file '" << path_ << "' after line "
+                            << line_no_;
+  return false;
+}
+
+std::vector<MeasureRecord> load_records(const std::string& path, LoadStats* stats) {
+  RecordReader reader(path);
+  std::vector<MeasureRecord> records;
+  MeasureRecord r;
+  while (reader.next(&r)) records.push_back(std::move(r));
+  if (stats) {
+    stats->records = (int64_t)records.size();
+    stats->cut_short_lines = reader.cut_short_lines();
+  } else if (reader.cut_short_lines() > 0) {
+    std::cerr << "warning: " << path << ": skipped " << reader.cut_short_lines()
+              << " record line(s) cut short by a crash while writing (first at line "
+              << reader.first_cut_short_line() << ")\n";
+  }
+  return records;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Queries
+
+std::map<std::string, MeasureRecord> best_per_task(const std::vector<MeasureRecord>& records,
+                                                   const std::string& hardware) {
+  std::map<std::string, MeasureRecord> best;
+  for (const MeasureRecord& r : records) {
+    if (!r.ok() || !std::isfinite(r.median_s)) continue;
+    if (!hardware.empty() && r.hardware != hardware) continue;
+    auto it = best.find(r.task_key);
+    if (it == best.end()) {
+      best.emplace(r.task_key, r);
+    } else if (r.median_s < it->second.median_s ||
+               (r.median_s == it->second.median_s && r.timestamp_ms < it->second.timestamp_ms)) {
+      it->second = r;
+    }
+  }
+  return best;
+}
+
+double total_best_latency_s(const std::map<std::string, MeasureRecord>& best) {
+  double total = 0;
+  for (const auto& [key, r] : best) total += r.median_s;
+  return total;
+}
+
+std::vector<MeasureRecord> history(const std::vector<MeasureRecord>& records,
+                                   const std::string& task_key) {
+  std::vector<MeasureRecord> out;
+  for (const MeasureRecord& r : records) {
+    if (r.task_key == task_key) out.push_back(r);
+  }
+  std::stable_sort(out.begin(), out.end(), [](const MeasureRecord& a, const MeasureRecord& b) {
+    return a.timestamp_ms < b.timestamp_ms;
+  });
+  return out;
+}
+
+RecordSummary summarize(const std::vector<MeasureRecord>& records) {
+  RecordSummary s;
+  std::set<std::string> tasks, tasks_ok;
+  for (const MeasureRecord& r : records) {
+    s.total++;
+    s.by_error[(int)r.error_kind()]++;
+    tasks.insert(r.task_key);
+    if (r.ok()) {
+      s.ok++;
+      tasks_ok.insert(r.task_key);
+    }
+  }
+  s.tasks = (int64_t)tasks.size();
+  s.tasks_with_ok = (int64_t)tasks_ok.size();
+  return s;
+}
+
+std::string format_summary(const RecordSummary& s) {
+  std::ostringstream os;
+  os << s.total << " records, " << s.ok << " ok; " << s.tasks << " tasks, " << s.tasks_with_ok
+     << " with an ok record\n";
+  for (int i = 1; i < kErrorKindCount; i++) {
+    if (s.by_error[i] > 0) os << "  " << kErrorKindNames[i] << ": " << s.by_error[i] << "\n";
+  }
+  return os.str();
+}
+
+}  // namespace tlm

@@ -1,0 +1,142 @@
+// Measurement records: what happened when one tensor program (a sentence) ran on one machine.
+// They are the "records" box of the paper's Figure 8: the database from which each round's
+// demonstration data (the best sentence per task, §5.3) is drawn for supervised fine-tuning.
+//
+// Storage is JSON lines, append-only, one record per line, so that files can be concatenated
+// (cat a b > c), grepped and shared. RecordWriter commits a record with a single write() of the
+// whole line followed by fdatasync, so a kill -9 can at worst leave one partial trailing line;
+// the next writer starts a fresh line after it and readers skip such "cut short" lines (a line
+// that is a proper prefix of a JSON object) with a warning. Any other malformed line, or a
+// record of another format version, is a UserError naming the file and line.
+//
+// A failed candidate (compile error, crash, timeout, wrong result) is a record too, with an
+// ErrorKind name in `error` (STYLE.md habit 5); best_per_task() only looks at error-free ones.
+#pragma once
+
+#include <cstdint>
+#include <fstream>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace tlm {
+
+// Bump when a field changes meaning or is added/removed; readers reject other versions.
+constexpr int kRecordsVersion = 1;
+
+enum class ErrorKind {
+  None,                // measured fine
+  CompileError,        // the program did not build (invalid schedule, compiler error)
+  CompileTimeout,      // building took longer than allowed
+  RuntimeError,        // running it raised an error (e.g. a bounds assertion)
+  RunTimeout,          // running it took longer than allowed
+  Crash,               // the worker process died from a signal or exited unexpectedly
+  WrongResult,         // ran, but disagreed with the reference output
+  InstantiationError,  // the sentence could not be turned into a program (bad decision)
+};
+constexpr int kErrorKindCount = 8;
+
+const char* error_kind_name(ErrorKind k);  // "None", "CompileError", ...
+// Accepts every name error_kind_name() returns, and "" for None; false for anything else.
+bool parse_error_kind(const std::string& name, ErrorKind* out);
+// The value of MeasureRecord::error for a kind: "" for None, else its name.
+std::string error_field(ErrorKind k);
+
+struct MeasureRecord {
+  int version = kRecordsVersion;
+  std::string task_key;             // identifies the subgraph (same key = same computation)
+  std::string task_kind;            // its family, e.g. "conv2d_add_relu" (the paper sorts by it)
+  std::string workload;             // model it came from, e.g. "resnet18"
+  std::string sentence;             // the full tensor sentence that was measured
+  std::string hardware;             // hardware_key() of the machine
+  std::vector<double> latencies_s;  // one per timing repeat; empty on error
+  double median_s = 0;              // median of latencies_s; 0 on error
+  std::string error;                // "" ok, else an ErrorKind name
+  std::string error_msg;            // human-readable detail for errors
+  std::string strategy;             // who proposed the sentence: "random", "tlm-3", "expert", ...
+  int64_t timestamp_ms = 0;         // wall clock (ms since the Unix epoch) when measured
+  double compile_s = 0;             // time spent building the program
+
+  bool ok() const { return error.empty(); }
+  ErrorKind error_kind() const;  // InternalError if `error` holds an unknown name
+};
+
+// One line of JSON (no trailing newline) and its inverse. parse_record_line throws UserError
+// (mentioning `where`, e.g. "runs.jsonl:12") for a wrong version, missing/unknown field or bad
+// type; it does not handle cut-short lines (RecordReader does).
+std::string record_to_json_line(const MeasureRecord& r);
+MeasureRecord parse_record_line(const std::string& line, const std::string& where);
+
+// Appends records to a file, creating it if needed. Several writers (even in several processes)
+// may append to the same file: each record is one O_APPEND write.
+class RecordWriter {
+ public:
+  explicit RecordWriter(const std::string& path);  // UserError when the file cannot be opened
+  ~RecordWriter();
+  RecordWriter(const RecordWriter&) = delete;
+  RecordWriter& operator=(const RecordWriter&) = delete;
+
+  // Returns once the record is on disk (write + fdatasync). UserError on I/O failure.
+  void append(const MeasureRecord& r);
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+  int fd_ = -1;
+  bool need_newline_ = false;  // the file ended in a partial line when opened
+};
+
+// Streams records from a file. Skips blank lines and cut-short lines (counted); throws UserError
+// for anything else malformed.
+class RecordReader {
+ public:
+  explicit RecordReader(const std::string& path);  // UserError when the file cannot be opened
+
+  bool next(MeasureRecord* out);  // false at end of file
+  int64_t cut_short_lines() const { return cut_short_; }
+  int64_t first_cut_short_line() const { return first_cut_short_line_; }
+  int64_t line_number() const { return line_no_; }
+
+ private:
+  std::string path_;
+  std::ifstream in_;
+  int64_t line_no_ = 0;
+  int64_t cut_short_ = 0;
+  int64_t first_cut_short_line_ = 0;
+};
+
+// Milliseconds since the Unix epoch, for MeasureRecord::timestamp_ms.
+int64_t unix_time_ms();
+
+struct LoadStats {
+  int64_t records = 0;
+  int64_t cut_short_lines = 0;  // partial lines left by a crash, skipped
+};
+// Without `stats`, skipped cut-short lines are reported as a warning on stderr; with it, the
+// caller gets the count and decides.
+std::vector<MeasureRecord> load_records(const std::string& path, LoadStats* stats = nullptr);
+
+// The lowest-median error-free record of each task (ties: the earlier one), keyed by task_key.
+// With a non-empty `hardware`, only records measured on that hardware_key() count. This is the
+// paper's demonstration data (§5.3).
+std::map<std::string, MeasureRecord> best_per_task(const std::vector<MeasureRecord>& records,
+                                                   const std::string& hardware = "");
+// latency_total of §5.3: the sum over tasks of their best median. It can only fall as records
+// are added, which is what makes the iterative optimization converge.
+double total_best_latency_s(const std::map<std::string, MeasureRecord>& best);
+// All records of one task, oldest first (stable for equal timestamps).
+std::vector<MeasureRecord> history(const std::vector<MeasureRecord>& records,
+                                   const std::string& task_key);
+
+struct RecordSummary {
+  int64_t total = 0;
+  int64_t ok = 0;
+  int64_t by_error[kErrorKindCount] = {};  // indexed by ErrorKind; [None] == ok
+  int64_t tasks = 0;                       // distinct task_keys
+  int64_t tasks_with_ok = 0;               // of those, how many have an error-free record
+};
+RecordSummary summarize(const std::vector<MeasureRecord>& records);
+// Multi-line human-readable form: totals, then one line per error kind that occurred.
+std::string format_summary(const RecordSummary& s);
+
+}  // namespace tlm
