@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <filesystem>
 #include <fstream>
 #include <string>
 
@@ -21,7 +22,10 @@ class FakeCacheDir {
     dir_ = mkdtemp(tmpl.data()) ? tmpl : "";
     EXPECT_FALSE(dir_.empty());
   }
-  ~FakeCacheDir() { std::system(("rm -rf '" + dir_ + "'").c_str()); }
+  ~FakeCacheDir() {
+    std::error_code ignored;
+    if (!dir_.empty()) std::filesystem::remove_all(dir_, ignored);
+  }
   void add(int index, int level, const std::string& type, const std::string& size) {
     std::string d = dir_ + "/index" + std::to_string(index);
     ASSERT_EQ(mkdir(d.c_str(), 0755), 0);

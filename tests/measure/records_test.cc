@@ -18,13 +18,23 @@
 namespace tlm {
 namespace {
 
-std::string temp_path(const std::string& name) {
-  static int counter = 0;
-  std::string p = ::testing::TempDir() + "tlm_records_" + std::to_string(getpid()) + "_" +
-                  std::to_string(counter++) + "_" + name;
-  std::remove(p.c_str());
-  return p;
-}
+// Record files live in the test temp dir and are removed when the test ends.
+class RecordsTest : public ::testing::Test {
+ protected:
+  std::string temp_path(const std::string& name) {
+    std::string p = ::testing::TempDir() + "tlm_records_" + std::to_string(getpid()) + "_" +
+                    std::to_string(paths_.size()) + "_" + name;
+    std::remove(p.c_str());
+    paths_.push_back(p);
+    return p;
+  }
+  void TearDown() override {
+    for (const std::string& p : paths_) std::remove(p.c_str());
+  }
+
+ private:
+  std::vector<std::string> paths_;
+};
 
 std::string slurp(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -84,7 +94,7 @@ std::string user_error_of(const std::function<void()>& f) {
   return "no UserError";
 }
 
-TEST(Records, ErrorKindNames) {
+TEST_F(RecordsTest, ErrorKindNames) {
   for (int i = 0; i < kErrorKindCount; i++) {
     ErrorKind k;
     ASSERT_TRUE(parse_error_kind(error_kind_name((ErrorKind)i), &k));
@@ -98,7 +108,7 @@ TEST(Records, ErrorKindNames) {
   EXPECT_FALSE(parse_error_kind("Segfault", &k));
 }
 
-TEST(Records, RoundTrip) {
+TEST_F(RecordsTest, RoundTrip) {
   std::string path = temp_path("roundtrip.jsonl");
   std::vector<MeasureRecord> want = {make_record("a", 1e-3, 100),
                                      make_record("b", 0, 101, ErrorKind::CompileTimeout)};
@@ -134,7 +144,7 @@ TEST(Records, RoundTrip) {
   EXPECT_EQ(got[3].task_key, "c");
 }
 
-TEST(Records, ConcatenatedFilesLoad) {
+TEST_F(RecordsTest, ConcatenatedFilesLoad) {
   std::string a = temp_path("a.jsonl"), b = temp_path("b.jsonl"), c = temp_path("c.jsonl");
   {
     RecordWriter wa(a), wb(b);
@@ -150,7 +160,7 @@ TEST(Records, ConcatenatedFilesLoad) {
   EXPECT_EQ(got[2].task_key, "b1");
 }
 
-TEST(Records, EveryCutShortLastLineIsSkipped) {
+TEST_F(RecordsTest, EveryCutShortLastLineIsSkipped) {
   MeasureRecord r = make_record("x", 1.5e-3, 7);
   r.sentence += " \xc3\xa9\xe2\x86\x92";  // multi-byte characters can be cut in half too
   std::string good = record_to_json_line(r) + "\n";
@@ -166,7 +176,7 @@ TEST(Records, EveryCutShortLastLineIsSkipped) {
   }
 }
 
-TEST(Records, WriterStartsAFreshLineAfterACrashRemnant) {
+TEST_F(RecordsTest, WriterStartsAFreshLineAfterACrashRemnant) {
   std::string path = temp_path("remnant.jsonl");
   std::string line = record_to_json_line(make_record("dead", 1, 1));
   spit(path, record_to_json_line(make_record("first", 1, 0)) + "\n" + line.substr(0, 40));
@@ -184,7 +194,7 @@ TEST(Records, WriterStartsAFreshLineAfterACrashRemnant) {
   EXPECT_EQ(stats.cut_short_lines, 1);  // the remnant, now a middle line of its own
 }
 
-TEST(Records, CorruptMiddleLineNamesFileAndLine) {
+TEST_F(RecordsTest, CorruptMiddleLineNamesFileAndLine) {
   std::string path = temp_path("corrupt.jsonl");
   std::string ok = record_to_json_line(make_record("a", 1, 1)) + "\n";
   spit(path, ok + "{\"version\":1,\"task_key\": oops}\n" + ok);
@@ -200,7 +210,7 @@ TEST(Records, CorruptMiddleLineNamesFileAndLine) {
   EXPECT_NE(msg.find("ended with a newline"), std::string::npos) << msg;
 }
 
-TEST(Records, VersionAndFieldErrors) {
+TEST_F(RecordsTest, VersionAndFieldErrors) {
   std::string path = temp_path("version.jsonl");
   std::string line = record_to_json_line(make_record("a", 1, 1));
   auto with = [&](const std::string& from, const std::string& to) {
@@ -235,7 +245,7 @@ TEST(Records, VersionAndFieldErrors) {
             std::string::npos);
 }
 
-TEST(Records, Queries) {
+TEST_F(RecordsTest, Queries) {
   std::string hw2 = "isa=avx512,cores=2,vec=16,l1=32k,l2=2m,l3=64m";
   std::vector<MeasureRecord> rs = {
       make_record("conv", 3e-3, 30),
@@ -324,7 +334,7 @@ int64_t append_until_killed(const std::string& path, int64_t first_index, int64_
   return reported;
 }
 
-TEST(Records, SurvivesKillDashNine) {
+TEST_F(RecordsTest, SurvivesKillDashNine) {
   std::string path = temp_path("killed.jsonl");
   int64_t on_file = 0;
   // Several rounds on one file, so later writers also meet the remnants of earlier kills.
