@@ -1,14 +1,17 @@
 // Operator fusion: which nodes of a model run together as one task (TVM's FuseOps, simplified to
 // the patterns of graph/op.h). fuse_groups() makes three passes over the topologically ordered
 // nodes:
-//   1. every Anchor/Reduce node, in order, starts a group, pulls in its prologue (Injective or
-//      Elemwise producers read only by the group, transitively) and then its epilogue (the chain
+//   1. every Anchor/Reduce node, in order, starts a group, pulls in its prologue (Injective
+//      producers read only by the group, transitively) and then its epilogue (the chain
 //      of Elemwise consumers while the chain's current value has one consumer and is not a graph
 //      output). Earlier anchors claim first, so conv -> relu -> conv gives conv_relu, conv.
 //   2. every node left over (Elemwise/Injective), from the last to the first, starts a group and
 //      pulls in its unclaimed Elemwise/Injective producers read only by the group: single-consumer
 //      chains (reshape -> transpose) and trees that end in one value (a, b -> add).
 //   3. groups are sorted by their output node's index.
+// Prologues are Injective only, as in TVM: an elementwise producer (BERT's GELU before a dense,
+// DenseNet's BN+ReLU before a conv) would be recomputed for every read the anchor makes of it
+// (hundreds of times per element) if fused in; it runs once, as its own task, instead.
 // Every node of a group is an ancestor of the group's output node, so the output node has the
 // group's largest index and any producer group's output index is below it: sorting by that index
 // is an execution order, and the fused graph is acyclic.
@@ -62,7 +65,7 @@ class Fuser {
     for (int i = 0; i < n; i++) {
       if (!starts_group(g_.nodes[i].op)) continue;
       int gid = new_group(i);
-      pull_producers(gid, i);
+      pull_producers(gid, i, /*injective_only=*/true);
       int cur = i;
       while (true) {
         int c = sole_consumer(out(cur));
@@ -75,7 +78,7 @@ class Fuser {
     for (int i = n - 1; i >= 0; i--) {
       if (group_of_[i] != -1) continue;
       int gid = new_group(i);
-      pull_producers(gid, i);
+      pull_producers(gid, i, /*injective_only=*/false);
       groups_[gid].output = out(i);
     }
     for (FusedGroup& grp : groups_) std::sort(grp.nodes.begin(), grp.nodes.end());
@@ -106,10 +109,11 @@ class Fuser {
     groups_[gid].nodes.push_back(node);
   }
 
-  // Pulls unclaimed Elemwise/Injective producers whose every consumer is already in the group.
+  // Pulls unclaimed Elemwise/Injective (or only Injective) producers whose every consumer is
+  // already in the group.
   // Candidates are visited from the highest node index down: by the time a node is decided, all
   // of its consumers (higher indices) that could join have been decided.
-  void pull_producers(int gid, int seed) {
+  void pull_producers(int gid, int seed, bool injective_only) {
     std::priority_queue<int> todo;
     std::unordered_set<int> seen;
     auto push_producers = [&](int node) {
@@ -117,6 +121,7 @@ class Fuser {
         if (in == kNoValue) continue;
         int p = producer_[in];
         if (p < 0 || group_of_[p] != -1 || !fusible(g_.nodes[p].op)) continue;
+        if (injective_only && op_pattern(g_.nodes[p].op) != OpPattern::Injective) continue;
         if (seen.insert(p).second) todo.push(p);
       }
     };
