@@ -30,7 +30,7 @@ const char* const kErrorKindNames[] = {
 static_assert(sizeof(kErrorKindNames) / sizeof(kErrorKindNames[0]) == kErrorKindCount,
               "one name per ErrorKind");
 
-// The fields of a version-1 record, in the order they are written. Readers require exactly these.
+// The fields of a version-1 record (written with sorted keys). Readers require exactly these.
 const char* const kFields[] = {
     "version",  "task_key", "task_kind", "workload", "sentence",     "hardware",  "latencies_s",
     "median_s", "error",    "error_msg", "strategy", "timestamp_ms", "compile_s",
@@ -129,6 +129,8 @@ int64_t unix_time_ms() {
 }
 
 std::string record_to_json_line(const MeasureRecord& r) {
+  TLM_CHECK(r.version == kRecordsVersion)
+      << "this build writes records version " << kRecordsVersion << ", not " << r.version;
   json j = json::object();
   j["version"] = r.version;
   j["task_key"] = r.task_key;
