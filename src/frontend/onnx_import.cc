@@ -24,14 +24,16 @@ constexpr int64_t kMinOpset = 11, kMaxOpset = 17;
 bool is_default_domain(const std::string& d) { return d.empty() || d == "ai.onnx"; }
 
 int default_opset(const onnx::ModelProto& m) {
-  int64_t version = -1;
+  bool found = false;
+  int64_t version = 0;
   for (const onnx::OperatorSetIdProto& o : m.opset_import()) {
     if (!is_default_domain(o.domain())) continue;
-    TLM_USER_CHECK(version < 0 || version == o.version())
+    TLM_USER_CHECK(!found || version == o.version())
         << "the model imports two different opsets of the default domain";
+    found = true;
     version = o.version();
   }
-  TLM_USER_CHECK(version >= 0) << "the model imports no opset of the default ONNX domain";
+  TLM_USER_CHECK(found) << "the model imports no opset of the default ONNX domain";
   TLM_USER_CHECK(version >= kMinOpset && version <= kMaxOpset)
       << "opset " << version << " of the default ONNX domain is not supported (tlm imports opsets "
       << kMinOpset << " to " << kMaxOpset
