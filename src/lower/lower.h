@@ -22,6 +22,15 @@
 
 namespace tlm {
 
+// What a stage is for; the default schedule (and the schedule space built on it) places stages
+// by role.
+enum class StageRole : uint8_t {
+  Pure,    // elementwise, injective, zero padding, copies: inlined unless scheduled otherwise
+  Anchor,  // the compute-heavy reduction of the task (conv, matmul, pooling, the sum of a Reduce)
+  Reused,  // a reduction whose result every output element of a row reads (softmax max/sum,
+           // layernorm mean/variance): computed once, never inlined
+};
+
 // One Func of the lowered program, with what a scheduler needs to know about it.
 struct Stage {
   Halide::Func func;
@@ -29,14 +38,25 @@ struct Stage {
   std::vector<Halide::Var> vars;  // pure vars, Halide order (vars[0] is innermost)
   Halide::RDom rdom;              // reduction domain of the update, if any (anchors, reductions)
   bool has_update = false;        // true when the Func has an update definition over `rdom`
+  StageRole role = StageRole::Pure;
+  std::vector<int64_t> extents;   // extent of each var over the whole task, Halide order
+  std::vector<int64_t> rextents;  // extent of each rdom dimension, rdom order (r[0] innermost)
 };
 
+// Halide Funcs are handles: copying a LoweredTask shares its Funcs (and their schedules) with the
+// original; lower again for an independent program. Copies re-point Stage::node into their own sub.
 struct LoweredTask {
   Subgraph sub;                          // a copy: stages point into it
   std::vector<Halide::ImageParam> inputs;  // one per sub.graph.inputs, same order
   std::vector<Stage> stages;             // topological order; the last one is the output
   Halide::Func output() const { return stages.back().func; }
   int anchor = -1;                       // index into stages of the anchor/reduction, or -1
+
+  LoweredTask() = default;
+  LoweredTask(const LoweredTask& o);
+  LoweredTask& operator=(const LoweredTask& o);
+  LoweredTask(LoweredTask&&) = default;  // moving the node vector keeps the node addresses
+  LoweredTask& operator=(LoweredTask&&) = default;
 };
 
 LoweredTask lower_subgraph(const Subgraph& sub);

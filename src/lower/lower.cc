@@ -1,0 +1,363 @@
+// The lowering driver and the plumbing around it: one ImageParam per subgraph input (exact static
+// bounds and dense strides), one table row per Op (lower_<Op> in the family files), the output
+// copy stage, halide_view, JIT compilation and running, and the host target.
+//
+// Knobs read: HL_NUM_THREADS (Halide's thread pool size; host_target() sets it to the core count
+// when unset).
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <mutex>
+#include <thread>
+
+#include "lower/lower_internal.h"
+
+namespace tlm {
+namespace lower_detail {
+namespace {
+
+using LowerFn = void (*)(Ctx&, const Node&);
+constexpr LowerFn kLowerFns[] = {
+#define TLM_LOWER_ROW(name, pattern) &lower_##name,
+    TLM_OP_LIST(TLM_LOWER_ROW)
+#undef TLM_LOWER_ROW
+};
+static_assert(sizeof(kLowerFns) / sizeof(kLowerFns[0]) == kOpCount, "one lowering per op");
+
+// Halide names may not contain '.', and short readable names help when reading loop nests.
+std::string sanitize(const std::string& s) {
+  std::string out;
+  for (char ch : s) {
+    if (std::isalnum((unsigned char)ch)) out += (char)std::tolower((unsigned char)ch);
+    if (out.size() >= 24) break;
+  }
+  return out;
+}
+
+// Halide Int(32) index arithmetic: every extent and flat size must fit.
+void check_shape_fits(const std::string& what, const Shape& s) {
+  int64_t n = 1;
+  for (int64_t e : s) {
+    if (e < 0 || e > INT32_MAX) TLM_USER_ERROR() << what << ": extent " << e << " out of range";
+    n *= std::max<int64_t>(e, 1);
+    if (n > INT32_MAX)
+      TLM_USER_ERROR() << what << ": shape " << shape_str(s) << " has more than 2^31 elements";
+  }
+}
+
+Halide::Buffer<> constant_buffer(const Tensor& t) {
+  std::vector<int> sizes;
+  for (int d = t.rank() - 1; d >= 0; d--) sizes.push_back((int)t.shape()[d]);
+  Halide::Buffer<> b(halide_type(t.dtype()), sizes);
+  if (t.nbytes()) std::memcpy(b.data(), t.raw(), t.nbytes());
+  return b;
+}
+
+Expr constant_scalar(const Tensor& t) {
+  switch (t.dtype()) {
+    case DType::F32: return Expr(t.data<float>()[0]);
+    case DType::I64: return Expr(t.data<int64_t>()[0]);
+    case DType::Bool: return Halide::cast<uint8_t>(t.data<bool>()[0] ? 1 : 0);
+  }
+  TLM_INTERNAL_ERROR() << "dtype";
+  __builtin_unreachable();  // the error builder throws
+}
+
+std::vector<int64_t> reversed(const Shape& s) { return std::vector<int64_t>(s.rbegin(), s.rend()); }
+
+}  // namespace
+
+Halide::Type halide_type(DType t) {
+  switch (t) {
+    case DType::F32: return Halide::Float(32);
+    case DType::I64: return Halide::Int(64);
+    case DType::Bool: return Halide::UInt(8);
+  }
+  TLM_INTERNAL_ERROR() << "dtype";
+  __builtin_unreachable();  // the error builder throws
+}
+
+const Shape& shape_of(const Ctx& c, ValueId v) { return c.g.value(v).shape; }
+
+Expr read(const Ctx& c, ValueId v, const Index& idx) {
+  TLM_CHECK(v != kNoValue) << "read of an absent value";
+  const Source& s = c.src.at(v);
+  TLM_CHECK(idx.size() == shape_of(c, v).size())
+      << "value " << c.g.value(v).name << " read with " << idx.size() << " indices";
+  std::vector<Expr> h(idx.rbegin(), idx.rend());
+  switch (s.kind) {
+    case Source::kScalar: return s.scalar;
+    case Source::kFunc: return s.func(h);
+    case Source::kParam: return s.param(h);
+    case Source::kBuffer: return s.buffer(h);
+    case Source::kNone: break;
+  }
+  TLM_INTERNAL_ERROR() << "value " << c.g.value(v).name << " read before it is defined";
+  __builtin_unreachable();
+}
+
+Index broadcast_index(const Shape& in, const Shape& out, const Index& out_idx) {
+  TLM_CHECK(in.size() <= out.size()) << "broadcast from " << shape_str(in) << " to "
+                                     << shape_str(out);
+  Index idx(in.size());
+  size_t off = out.size() - in.size();
+  for (size_t d = 0; d < in.size(); d++) {
+    TLM_CHECK(in[d] == 1 || in[d] == out[d + off])
+        << "cannot broadcast " << shape_str(in) << " to " << shape_str(out);
+    idx[d] = in[d] == 1 ? Expr(0) : out_idx[d + off];
+  }
+  return idx;
+}
+
+PureFunc new_func(Ctx& c, const Node& n, const std::string& what, const Shape& shape) {
+  check_shape_fits(n.name, shape);
+  PureFunc p;
+  std::string name = "f" + std::to_string(c.name_counter++) + "_" + sanitize(op_name(n.op));
+  if (!what.empty()) name += "_" + what;
+  p.f = Func(name);
+  int r = (int)shape.size();
+  for (int k = 0; k < r; k++) p.vars.push_back(Var("d" + std::to_string(k)));
+  for (int d = 0; d < r; d++) p.idx.push_back(p.vars[r - 1 - d]);
+  p.shape = shape;
+  return p;
+}
+
+Reduction new_rdom(Ctx& c, const Node& n, const std::string& what,
+                   const std::vector<int64_t>& extents) {
+  Reduction red;
+  Halide::Region region;
+  for (int j = (int)extents.size() - 1; j >= 0; j--) {
+    TLM_USER_CHECK(extents[j] >= 0 && extents[j] <= INT32_MAX)
+        << "node '" << n.name << "' (" << op_name(n.op) << "): reduction extent " << extents[j];
+    region.push_back(Halide::Range(0, (int)extents[j]));
+    red.rextents.push_back(extents[j]);
+  }
+  TLM_CHECK(!region.empty()) << "empty reduction domain for " << n.name;
+  red.rdom = Halide::RDom(region, "r" + std::to_string(c.name_counter++) + "_" + what);
+  int k = (int)extents.size();
+  red.rv.resize(k);
+  for (int j = 0; j < k; j++) red.rv[j] = red.rdom[k - 1 - j];
+  return red;
+}
+
+int add_stage(Ctx& c, const PureFunc& p, const Node& n, StageRole role, const Reduction* r) {
+  Stage s;
+  s.func = p.f;
+  s.node = &n;
+  s.vars = p.vars;
+  s.role = role;
+  s.extents = reversed(p.shape);
+  if (r) {
+    s.rdom = r->rdom;
+    s.rextents = r->rextents;
+    s.has_update = true;
+  }
+  c.stages.push_back(std::move(s));
+  int index = (int)c.stages.size() - 1;
+  if (role != StageRole::Pure) c.anchor = index;
+  return index;
+}
+
+void bind(Ctx& c, const Node& n, const PureFunc& p) {
+  TLM_CHECK(n.outputs.size() == 1) << "node " << n.name << " must have one output";
+  const Value& v = c.g.value(n.outputs[0]);
+  TLM_CHECK(p.shape == v.shape) << "node " << n.name << " lowered to shape " << shape_str(p.shape)
+                                << ", expected " << shape_str(v.shape);
+  TLM_CHECK(p.f.defined() && p.f.output_types()[0] == halide_type(v.dtype))
+      << "node " << n.name << " lowered to type " << p.f.output_types()[0] << ", expected "
+      << dtype_name(v.dtype);
+  Source& s = c.src[n.outputs[0]];
+  s.kind = Source::kFunc;
+  s.func = p.f;
+}
+
+Expr call(const PureFunc& p, const Index& idx) {
+  std::vector<Expr> h(idx.rbegin(), idx.rend());
+  return p.f(h);
+}
+
+PureFunc pad_value(Ctx& c, const Node& n, ValueId v, Expr pad) {
+  const Shape& s = shape_of(c, v);
+  PureFunc p = new_func(c, n, "pad", s);
+  p.shape = s;
+  Expr inside = Halide::Internal::const_true();
+  Index clamped(s.size());
+  for (size_t d = 0; d < s.size(); d++) {
+    Expr i = p.idx[d];
+    inside = inside && i >= 0 && i < (int)s[d];
+    clamped[d] = Halide::clamp(i, 0, (int)s[d] - 1);
+  }
+  p.f(p.vars) = Halide::select(inside, Halide::likely(read(c, v, clamped)), pad);
+  add_stage(c, p, n, StageRole::Pure);
+  return p;
+}
+
+std::vector<int64_t> ints_n(const Node& n, const std::string& key, size_t count, int64_t def) {
+  if (!n.has(key)) return std::vector<int64_t>(count, def);
+  std::vector<int64_t> v = n.ints(key);
+  if (v.size() != count)
+    bad_node(n, "attribute '" + key + "' has " + std::to_string(v.size()) + " entries, expected " +
+                    std::to_string(count));
+  return v;
+}
+
+void bad_node(const Node& n, const std::string& what) {
+  TLM_USER_ERROR() << "cannot lower node '" << n.name << "' (" << op_name(n.op) << "): " << what;
+  __builtin_unreachable();
+}
+
+}  // namespace lower_detail
+
+using namespace lower_detail;
+
+LoweredTask::LoweredTask(const LoweredTask& o) { *this = o; }
+
+LoweredTask& LoweredTask::operator=(const LoweredTask& o) {
+  if (this == &o) return *this;
+  sub = o.sub;
+  inputs = o.inputs;
+  stages = o.stages;
+  anchor = o.anchor;
+  for (Stage& s : stages)
+    if (s.node) s.node = &sub.graph.nodes.at(s.node - o.sub.graph.nodes.data());
+  return *this;
+}
+
+LoweredTask lower_subgraph(const Subgraph& sub) {
+  LoweredTask t;
+  t.sub = sub;
+  const Graph& g = t.sub.graph;
+  TLM_USER_CHECK(g.outputs.size() == 1)
+      << "subgraph '" << g.name << "' has " << g.outputs.size() << " outputs, expected 1";
+  Ctx c(g);
+
+  for (size_t i = 0; i < g.inputs.size(); i++) {
+    const Value& v = g.value(g.inputs[i]);
+    check_shape_fits("input " + v.name, v.shape);
+    int r = (int)v.shape.size();
+    Halide::ImageParam p(halide_type(v.dtype), r, "in" + std::to_string(i) + "_" + sanitize(v.name));
+    int64_t stride = 1;
+    for (int k = 0; k < r; k++) {
+      int64_t e = v.shape[r - 1 - k];
+      p.dim(k).set_bounds(0, (int)e).set_stride((int)stride);
+      stride *= std::max<int64_t>(e, 1);
+    }
+    c.src[g.inputs[i]].kind = Source::kParam;
+    c.src[g.inputs[i]].param = p;
+    t.inputs.push_back(p);
+  }
+  for (size_t id = 0; id < g.values.size(); id++) {
+    const Value& v = g.values[id];
+    if (!v.is_constant()) continue;
+    Source& s = c.src[id];
+    if (v.data->numel() == 1) {
+      s.kind = Source::kScalar;
+      s.scalar = constant_scalar(*v.data);
+    } else {
+      check_shape_fits("constant " + v.name, v.shape);
+      s.kind = Source::kBuffer;
+      s.buffer = constant_buffer(*v.data);
+    }
+  }
+
+  for (const Node& n : g.nodes) {
+    TLM_CHECK(n.outputs.size() == 1) << "node " << n.name << " has " << n.outputs.size()
+                                     << " outputs";
+    for (ValueId in : n.inputs)
+      TLM_CHECK(in == kNoValue || c.src.at(in).kind != Source::kNone)
+          << "node " << n.name << " reads a value that is not computed before it";
+    const Value& out = g.value(n.outputs[0]);
+    if (numel(out.shape) == 0) {
+      // An empty tensor is never read; keep a well-typed placeholder.
+      PureFunc p = new_func(c, n, "empty", out.shape);
+      p.f(p.vars) = Halide::Internal::make_zero(halide_type(out.dtype));
+      add_stage(c, p, n, StageRole::Pure);
+      bind(c, n, p);
+      continue;
+    }
+    kLowerFns[(int)n.op](c, n);
+  }
+
+  // The output is always a pure Func of its own, so that anchors and reductions can be computed
+  // inside its tiles (a Func with an update cannot be inlined into nothing).
+  ValueId out = g.outputs[0];
+  const Source& os = c.src.at(out);
+  bool needs_copy = os.kind != Source::kFunc || c.stages.empty() ||
+                    c.stages.back().func.name() != os.func.name() || c.stages.back().has_update;
+  if (needs_copy) {
+    const Value& v = g.value(out);
+    TLM_USER_CHECK(os.kind != Source::kNone) << "subgraph output " << v.name << " is not computed";
+    Node* last = g.nodes.empty() ? nullptr : const_cast<Node*>(&g.nodes.back());
+    for (const Node& n : g.nodes)
+      if (n.outputs[0] == out) last = const_cast<Node*>(&n);
+    TLM_USER_CHECK(last != nullptr) << "subgraph '" << g.name << "' has no nodes";
+    PureFunc p = new_func(c, *last, "out", v.shape);
+    p.f(p.vars) = read(c, out, p.idx);
+    add_stage(c, p, *last, StageRole::Pure);
+  }
+  t.stages = std::move(c.stages);
+  t.anchor = c.anchor;
+  const Value& ov = g.value(out);
+  Halide::OutputImageParam ob = t.output().output_buffer();
+  int r = (int)ov.shape.size();
+  int64_t stride = 1;
+  for (int k = 0; k < r; k++) {
+    int64_t e = ov.shape[r - 1 - k];
+    ob.dim(k).set_bounds(0, (int)e).set_stride((int)stride);
+    stride *= std::max<int64_t>(e, 1);
+  }
+  return t;
+}
+
+Halide::Buffer<> halide_view(DType dtype, void* data, const Shape& shape) {
+  int r = (int)shape.size();
+  std::vector<halide_dimension_t> dims(r);
+  int64_t stride = 1;
+  for (int k = 0; k < r; k++) {
+    int64_t e = shape[r - 1 - k];
+    TLM_CHECK(e >= 0 && e <= INT32_MAX && stride <= INT32_MAX)
+        << "halide_view: shape " << shape_str(shape) << " too large";
+    dims[k] = halide_dimension_t(0, (int32_t)e, (int32_t)stride);
+    stride *= std::max<int64_t>(e, 1);
+  }
+  return Halide::Buffer<>(halide_type(dtype), data, r, dims.data());
+}
+
+CompiledTask compile_task(const LoweredTask& t, const Halide::Target& target) {
+  CompiledTask ct;
+  ct.pipeline_ = Halide::Pipeline(t.output());
+  ct.params_ = t.inputs;
+  ct.target_ = target;
+  ct.pipeline_.compile_jit(target);
+  return ct;
+}
+
+void CompiledTask::run(const std::vector<Halide::Buffer<>>& inputs, Halide::Buffer<>& output) {
+  TLM_CHECK(pipeline_.defined()) << "CompiledTask::run on a task that was never compiled";
+  TLM_CHECK(inputs.size() == params_.size())
+      << "CompiledTask::run: " << inputs.size() << " inputs, expected " << params_.size();
+  Halide::ParamMap pm;
+  for (size_t i = 0; i < params_.size(); i++) pm.set(params_[i], inputs[i]);
+  pipeline_.realize(Halide::Pipeline::RealizationArg(output), target_, pm);
+}
+
+Halide::Target host_target() {
+  static const Halide::Target target = [] {
+    // Halide's thread pool reads HL_NUM_THREADS when it first starts.
+    if (!std::getenv("HL_NUM_THREADS")) {
+      unsigned n = std::max(1u, std::thread::hardware_concurrency());
+      setenv("HL_NUM_THREADS", std::to_string(n).c_str(), 0);
+    }
+    Halide::Target t = Halide::get_host_target();
+    // get_host_target() already lists the AVX-512 families the CPU has (skylake, cannonlake,
+    // sapphirerapids); make sure the base feature is there whenever one of them is.
+    if (t.has_feature(Halide::Target::AVX512_Skylake) ||
+        t.has_feature(Halide::Target::AVX512_Cannonlake) ||
+        t.has_feature(Halide::Target::AVX512_SapphireRapids))
+      t = t.with_feature(Halide::Target::AVX512);
+    return t;
+  }();
+  return target;
+}
+
+}  // namespace tlm
