@@ -18,6 +18,7 @@ namespace {
 using Halide::clamp;
 using Halide::select;
 
+
 Index reshape_index(const Node& n, const Shape& in, const Shape& out, const Index& oi) {
   Index ii(in.size(), Expr(0));
   std::vector<size_t> in_nz, out_nz;  // dims of extent > 1; extent-1 dims index 0
@@ -128,6 +129,17 @@ void lower_Concat(Ctx& c, const Node& n) {
   bind(c, n, p);
 }
 
+// The first element a Slice reads along a dim of extent `dim`: ONNX's rules (negative starts
+// count from the end, then clamp to [0, dim], or [0, dim-1] for negative steps), as shape
+// inference applies them to the raw attribute values of the IR.
+namespace {
+int64_t slice_start(int64_t dim, int64_t start, int64_t step) {
+  if (start < 0) start += dim;
+  int64_t hi = step > 0 ? dim : dim - 1;
+  return std::min(std::max<int64_t>(start, 0), hi);
+}
+}  // namespace
+
 void lower_Slice(Ctx& c, const Node& n) {
   const Shape& out = shape_of(c, n.outputs[0]);
   const Shape& in = shape_of(c, n.inputs.at(0));
@@ -138,11 +150,15 @@ void lower_Slice(Ctx& c, const Node& n) {
   PureFunc p = new_func(c, n, "", out);
   Index ii(r);
   for (size_t d = 0; d < r; d++) {
-    int64_t first = starts[d], last = starts[d] + (out[d] - 1) * steps[d];
-    if (steps[d] == 0 || first < 0 || first >= in[d] || last < 0 || last >= in[d])
+    if (steps[d] == 0) bad_node(n, "attribute 'steps' has a zero step");
+    int64_t first = slice_start(in[d], starts[d], steps[d]);
+    // The extent comes from shape inference; every element it implies must be inside the input.
+    __int128 last = (__int128)first + (__int128)(out[d] - 1) * steps[d];
+    if (first < 0 || first >= in[d] || last < 0 || last >= in[d])
       bad_node(n, "dim " + std::to_string(d) + " reads outside the input (starts " +
                       std::to_string(starts[d]) + ", steps " + std::to_string(steps[d]) + ")");
-    ii[d] = (int)starts[d] + p.idx[d] * (int)steps[d];
+    int step = (int)std::max<int64_t>(std::min<int64_t>(steps[d], INT32_MAX), -INT32_MAX);
+    ii[d] = out[d] == 1 ? Expr((int)first) : (int)first + p.idx[d] * step;
   }
   p.f(p.vars) = read(c, n.inputs[0], ii);
   add_stage(c, p, n, StageRole::Pure);

@@ -39,20 +39,21 @@ int thread_count() {
 }
 
 // Fuses loops[0..] (outermost first, adjacent) until their product reaches `want` tasks, then
-// marks the fused loop parallel. Works on pure definitions and on Stage(update) alike.
-template <typename S>
-void parallelize_outer(S&& s, const std::vector<Var>& loops, const std::vector<int64_t>& extents,
-                       int64_t want) {
-  if (loops.empty()) return;
+// marks the fused loop parallel. Returns the loop that now stands for loops.back() (compute_at
+// must name the fused loop once its parts are gone).
+Var parallelize_outer(Func f, const std::vector<Var>& loops, const std::vector<int64_t>& extents,
+                      int64_t want) {
   Var cur = loops[0];
   int64_t prod = extents[0];
-  for (size_t i = 1; i < loops.size() && prod < want; i++) {
+  size_t i = 1;
+  for (; i < loops.size() && prod < want; i++) {
     Var fused(cur.name() + "_" + loops[i].name());
-    s.fuse(loops[i], cur, fused);
+    f.fuse(loops[i], cur, fused);
     cur = fused;
     prod *= extents[i];
   }
-  if (prod > 1) s.parallel(cur);
+  if (prod > 1) f.parallel(cur);
+  return i == loops.size() ? cur : loops.back();
 }
 
 // compute_root, vectorized along dim 0, parallel over the outermost dim of extent > 1.
@@ -124,12 +125,12 @@ void apply_default_schedule(LoweredTask& t, const Halide::Target& target) {
   loops.push_back(x0o);
   loop_ext.push_back((e[0] + t0 - 1) / t0);
   if (vf > 1) f.vectorize(x0i, vf);
-  parallelize_outer(f, loops, loop_ext, want_tasks);
+  Var tile = parallelize_outer(f, loops, loop_ext, want_tasks);
 
   if (!anchor) return;
   Func a = anchor->func;
   const std::vector<Var>& av = anchor->vars;
-  a.compute_at(f, x0o);
+  a.compute_at(f, tile);
   if (vf > 1) a.vectorize(av[0], vf, TailStrategy::GuardWithIf);
   // The update: reduction loops outside a t0 x t1 block of accumulators.
   Halide::Stage u = a.update();

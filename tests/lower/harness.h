@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,28 @@ struct LowerCase {
   std::map<int, std::pair<double, double>> ranges;
   double atol = 1e-4, rtol = 1e-4;
 };
+
+// A named case builder for parameterized tests: `build` adds inputs and nodes and returns the
+// output value; `ranges` sets input value ranges by input index.
+struct Builder {
+  std::string name;
+  std::function<ValueId(Graph&)> build;
+  std::map<int, std::pair<double, double>> ranges = {};
+  LowerCase make() const {
+    LowerCase c;
+    c.name = name;
+    c.g.name = name;
+    c.g.mark_output(build(c.g));
+    c.ranges = ranges;
+    return c;
+  }
+};
+inline void PrintTo(const Builder& b, std::ostream* os) { *os << b.name; }
+inline std::string builder_name(const ::testing::TestParamInfo<Builder>& i) { return i.param.name; }
+
+inline ValueId in(Graph& g, const Shape& s, DType t = DType::F32) {
+  return g.add_input(g.unique_name("in"), t, s);
+}
 
 inline Subgraph as_subgraph(const Graph& g) {
   Subgraph s;
