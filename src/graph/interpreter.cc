@@ -76,10 +76,13 @@ void parallel_for(int64_t n, double work, const std::function<void(int64_t, int6
   if (first_error) std::rethrow_exception(first_error);
 }
 
+namespace {
+
 // Blocked so that 4 rows of C (4 x kNB floats) stay in L1 and the B panel (kKB x kNB floats,
 // 512 KB) in L2; the innermost loop runs over contiguous columns and vectorizes.
-void gemm_acc(int64_t M, int64_t N, int64_t K, const float* A, int64_t lda, const float* B,
-              int64_t ldb, float* C, int64_t ldc) {
+inline __attribute__((always_inline)) void gemm_loops(int64_t M, int64_t N, int64_t K,
+                                                      const float* A, int64_t lda, const float* B,
+                                                      int64_t ldb, float* C, int64_t ldc) {
   constexpr int64_t kNB = 512, kKB = 256;
   for (int64_t j0 = 0; j0 < N; j0 += kNB) {
     const int64_t nb = std::min(kNB, N - j0);
@@ -113,6 +116,31 @@ void gemm_acc(int64_t M, int64_t N, int64_t K, const float* A, int64_t lda, cons
       }
     }
   }
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+// The same loops compiled for AVX2+FMA, used when the CPU has them: about 2x baseline SSE2.
+// (An AVX-512 build of this loop nest measured slower than AVX2, so there is none.)
+__attribute__((target("avx2,fma"))) void gemm_loops_avx2(int64_t M, int64_t N, int64_t K,
+                                                         const float* A, int64_t lda,
+                                                         const float* B, int64_t ldb, float* C,
+                                                         int64_t ldc) {
+  gemm_loops(M, N, K, A, lda, B, ldb, C, ldc);
+}
+bool have_avx2() {
+  static const bool yes = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  return yes;
+}
+#endif
+
+}  // namespace
+
+void gemm_acc(int64_t M, int64_t N, int64_t K, const float* A, int64_t lda, const float* B,
+              int64_t ldb, float* C, int64_t ldc) {
+#if defined(__x86_64__) && defined(__GNUC__)
+  if (have_avx2()) return gemm_loops_avx2(M, N, K, A, lda, B, ldb, C, ldc);
+#endif
+  gemm_loops(M, N, K, A, lda, B, ldb, C, ldc);
 }
 
 std::vector<Tensor> evaluate_node(const Graph& g, const Node& node,
