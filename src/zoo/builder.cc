@@ -31,6 +31,11 @@ Shape shape_of(const ModelBuilder& b, ValueId v) { return b.g.value(v).shape; }
 
 ValueId uniform(ModelBuilder& b, const std::string& name, const Shape& shape, double lo,
                 double hi) {
+  b.weight_bytes += numel(shape) * (int64_t)sizeof(float);
+  if (b.weight_bytes > kMaxWeightBytes)
+    TLM_USER_ERROR() << "zoo model " << b.g.name << ": weights pass " << (kMaxWeightBytes >> 30)
+                     << " GiB at " << name << " " << shape_str(shape)
+                     << "; choose smaller parameters (vocab, hidden, ff, layers, classes, fc)";
   uint64_t s = mix(mix(b.seed) + b.drawn++);
   return b.g.add_constant(name, random_tensor(DType::F32, shape, s, lo, hi));
 }

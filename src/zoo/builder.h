@@ -24,13 +24,18 @@ namespace tlm::zoo {
 struct ModelBuilder {
   Graph g;
   uint64_t seed = 0;
-  uint64_t drawn = 0;  // tensors drawn so far
+  uint64_t drawn = 0;        // tensors drawn so far
+  int64_t weight_bytes = 0;  // their total size, checked against kMaxWeightBytes
 };
+
+// Larger parameter choices are UserErrors rather than an allocation failure halfway through.
+constexpr int64_t kMaxWeightBytes = int64_t{8} << 30;
 
 // A copy: adding nodes grows g.values, so references into it do not survive a call.
 Shape shape_of(const ModelBuilder& b, ValueId v);
 
 // --- constants ---
+// Random f32 constants; a UserError once the model's weights would pass kMaxWeightBytes.
 ValueId weight(ModelBuilder& b, const std::string& name, const Shape& shape, double bound);
 ValueId uniform(ModelBuilder& b, const std::string& name, const Shape& shape, double lo, double hi);
 ValueId scalar(ModelBuilder& b, float v);

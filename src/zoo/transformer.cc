@@ -86,7 +86,8 @@ void build_bert(ModelBuilder& b, const ZooSpec& spec) {
   ValueId words = weight(b, "embeddings.word", {vocab, d.hidden}, 1.0);
   ValueId x = node(b, Op::Gather, {words, ids}, {{"axis", int64_t{0}}});  // [b,s,H]
   ValueId types = weight(b, "embeddings.token_type", {2, d.hidden}, 1.0);
-  ValueId type_ids = constant(b, "token_type_ids", Tensor(DType::I64, {d.batch, d.seq}));
+  // All-zero token types; [1,seq] rather than [batch,seq] so the folded lookup stays small.
+  ValueId type_ids = constant(b, "token_type_ids", Tensor(DType::I64, {1, d.seq}));
   x = binary(b, Op::Add, x, node(b, Op::Gather, {types, type_ids}, {{"axis", int64_t{0}}}));
   x = binary(b, Op::Add, x, position_table(b, "embeddings.position", 512, d));
   x = layer_norm(b, "embeddings.ln", x, 1e-12f);

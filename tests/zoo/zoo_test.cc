@@ -209,6 +209,11 @@ TEST(ZooSpec, ErrorsAreUserErrorsListingValidChoices) {
   EXPECT_NE(user_error_of("resnet50:image=64,").find("key=value"), std::string::npos);
   EXPECT_NE(user_error_of("resnet50:image=64,image=96").find("twice"), std::string::npos);
 
+  // Weight budget: refused before anything that large is allocated.
+  e = user_error_of("bert-base:vocab=1048576,hidden=16384,heads=16");
+  EXPECT_NE(e.find("GiB"), std::string::npos) << e;
+  EXPECT_NE(e.find("embeddings.word"), std::string::npos) << e;
+
   // Constraints between parameters.
   EXPECT_NE(user_error_of("bert-tiny:hidden=100,heads=3").find("must divide"), std::string::npos);
   EXPECT_NE(user_error_of("vgg16:image=64").find("multiple of 7"), std::string::npos);
