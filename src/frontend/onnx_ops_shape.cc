@@ -101,7 +101,8 @@ void convert_squeeze(NodeContext& c) {
   ValueId x = c.input(0);
   const Shape xs = c.shape(x);
   std::vector<int64_t> axes;
-  if (axes_operand(c, "Squeeze axes", &axes)) {
+  // An empty axes list means "not given", as in onnxruntime: squeeze every extent-1 axis.
+  if (axes_operand(c, "Squeeze axes", &axes) && !axes.empty()) {
     axes = c.axes(axes, (int64_t)xs.size(), "Squeeze axes");
     for (int64_t a : axes)
       TLM_USER_CHECK(xs[a] == 1) << c.where() << "cannot squeeze axis " << a << " of "

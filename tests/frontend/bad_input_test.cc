@@ -147,8 +147,9 @@ TEST(BadInput, DynamicDimensionWithoutValue) {
   b.input("x", TP::FLOAT, {std::string("batch"), 3});
   b.node("Relu", {"x"}, {"y"}, "relu");
   b.output("y");
-  EXPECT_EQ(import_error(b), "m.onnx: input 'x' dimension 0 is dynamic ('batch'); give it a value "
-                             "with --dim batch=N");
+  EXPECT_EQ(import_error(b),
+            "m.onnx: input 'x' dimension 0 is dynamic ('batch'); give it a value "
+            "with --dim batch=N");
   ImportOptions zero;
   zero.dims["batch"] = 0;
   EXPECT_EQ(import_error(b, zero), "m.onnx: --dim batch=0: the value must be positive");
@@ -164,9 +165,10 @@ TEST(BadInput, MissingDimensionValue) {
   b.input("x", TP::FLOAT, {2, std::string()});
   b.node("Relu", {"x"}, {"y"}, "relu");
   b.output("y");
-  EXPECT_EQ(import_error(b), "m.onnx: input 'x' dimension 1 is dynamic and has no name to give it "
-                             "a value by; tlm needs static shapes (re-export the model with a "
-                             "fixed size)");
+  EXPECT_EQ(import_error(b),
+            "m.onnx: input 'x' dimension 1 is dynamic and has no name to give it "
+            "a value by; tlm needs static shapes (re-export the model with a "
+            "fixed size)");
   b.graph().mutable_input(0)->mutable_type()->mutable_tensor_type()->clear_shape();
   EXPECT_EQ(import_error(b),
             "m.onnx: input 'x' has no shape (its rank is unknown); tlm needs static shapes");
@@ -195,15 +197,17 @@ TEST(BadInput, HugeShapesDoNotAllocate) {
   w.clear_dims();
   w.add_dims(int64_t(1) << 18);
   w.add_dims(int64_t(1) << 18);
-  EXPECT_EQ(import_error(c), "m.onnx: initializer 'w': float_data holds 108 elements but the dims "
-                             "say 68719476736");
+  EXPECT_EQ(import_error(c),
+            "m.onnx: initializer 'w': float_data holds 108 elements but the dims "
+            "say 68719476736");
   // ConstantOfShape of 2^38 elements.
   OnnxBuilder d(13);
   d.init_i64("shape", {2}, {int64_t(1) << 19, int64_t(1) << 19});
   d.node("ConstantOfShape", {"shape"}, {"y"}, "cos");
   d.output("y");
-  EXPECT_EQ(import_error(d), "m.onnx: node 'cos' (op 'ConstantOfShape'): a constant of shape "
-                             "[524288,524288] (274877906944 elements) is too large");
+  EXPECT_EQ(import_error(d),
+            "m.onnx: node 'cos' (op 'ConstantOfShape'): a constant of shape "
+            "[524288,524288] (274877906944 elements) is too large");
 }
 
 TEST(BadInput, UnsupportedDtypes) {
@@ -211,8 +215,9 @@ TEST(BadInput, UnsupportedDtypes) {
   b.input("x", TP::DOUBLE, {2});
   b.node("Relu", {"x"}, {"y"}, "relu");
   b.output("y");
-  EXPECT_EQ(import_error(b), "m.onnx: input 'x' has element type DOUBLE; tlm supports FLOAT, "
-                             "INT64, INT32 (read as int64) and BOOL");
+  EXPECT_EQ(import_error(b),
+            "m.onnx: input 'x' has element type DOUBLE; tlm supports FLOAT, "
+            "INT64, INT32 (read as int64) and BOOL");
   OnnxBuilder c = small_model();
   c.graph().mutable_initializer(0)->set_data_type(TP::FLOAT16);
   EXPECT_EQ(import_error(c),
@@ -221,7 +226,8 @@ TEST(BadInput, UnsupportedDtypes) {
   OnnxBuilder d = small_model();
   set_attr(d.node("Cast", {"y"}, {"z"}, "cast"), "to", int64_t(TP::DOUBLE));
   d.graph().mutable_output(0)->set_name("z");
-  EXPECT_EQ(import_error(d), "m.onnx: node 'cast' (op 'Cast'): attribute to=DOUBLE is not supported");
+  EXPECT_EQ(import_error(d),
+            "m.onnx: node 'cast' (op 'Cast'): attribute to=DOUBLE is not supported");
 }
 
 TEST(BadInput, ExternalDataTensor) {
@@ -265,24 +271,27 @@ TEST(BadInput, OpsetsAndDomains) {
   EXPECT_EQ(import_error(c), "m.onnx: the model imports no opset of the default ONNX domain");
   OnnxBuilder d = small_model();
   d.graph().mutable_node(1)->set_domain("com.microsoft");
-  EXPECT_EQ(import_error(d), "m.onnx: node 'relu' (op 'Relu'): domain 'com.microsoft' is not "
-                             "supported (tlm imports the default ONNX domain only)");
+  EXPECT_EQ(import_error(d),
+            "m.onnx: node 'relu' (op 'Relu'): domain 'com.microsoft' is not "
+            "supported (tlm imports the default ONNX domain only)");
 }
 
 TEST(BadInput, NamesMustBeDefined) {
   OnnxBuilder b = small_model();
   b.graph().mutable_node(1)->set_input(0, "nowhere");
-  EXPECT_EQ(import_error(b), "m.onnx: node 'relu' (op 'Relu'): value 'nowhere' is not defined "
-                             "before use (no graph input, initializer or earlier node output has "
-                             "that name)");
+  EXPECT_EQ(import_error(b),
+            "m.onnx: node 'relu' (op 'Relu'): value 'nowhere' is not defined "
+            "before use (no graph input, initializer or earlier node output has "
+            "that name)");
   OnnxBuilder c = small_model();
   c.graph().mutable_output(0)->set_name("missing");
   EXPECT_NE(import_error(c).find("graph output 'missing': value 'missing' is not defined"),
             std::string::npos);
   OnnxBuilder d = small_model();
   d.graph().mutable_node(1)->set_output(0, "c");  // SSA violation
-  EXPECT_EQ(import_error(d), "m.onnx: node 'relu' (op 'Relu'): value 'c' is defined twice (the "
-                             "graph is not in SSA form)");
+  EXPECT_EQ(import_error(d),
+            "m.onnx: node 'relu' (op 'Relu'): value 'c' is defined twice (the "
+            "graph is not in SSA form)");
   OnnxBuilder e = small_model();
   e.graph().clear_node();
   EXPECT_EQ(import_error(e), "m.onnx: the graph has no nodes");
@@ -300,9 +309,10 @@ TEST(BadInput, ArityAndUnsupportedOutputs) {
   EXPECT_EQ(import_error(c), "m.onnx: node 'not' (op 'Not'): unsupported operator");
   c.graph().mutable_node(1)->set_op_type("Cast");
   set_attr(*c.graph().mutable_node(1), "to", int64_t(TP::FLOAT));
-  EXPECT_EQ(import_error(c), "m.onnx: node 'not' (op 'Cast'): reads 'mask', which tlm cannot "
-                             "produce: node 'drop' (op 'Dropout'): Dropout's mask output is not "
-                             "supported (tlm imports inference graphs)");
+  EXPECT_EQ(import_error(c),
+            "m.onnx: node 'not' (op 'Cast'): reads 'mask', which tlm cannot "
+            "produce: node 'drop' (op 'Dropout'): Dropout's mask output is not "
+            "supported (tlm imports inference graphs)");
 }
 
 TEST(BadInput, ShapeErrorsFromInferenceAreUserErrors) {

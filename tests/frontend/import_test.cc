@@ -213,9 +213,9 @@ Graph squeeze_reduce_clip_split(int opset) {
     set_attr(rs, "keepdims", int64_t(0));
   }
   b.node("Clip", {"r", "lo", "hi"}, {"c"}, "clip");
-  auto& sp = b.node("Split", opset >= 13 ? std::vector<std::string>{"c", "sizes"}
-                                         : std::vector<std::string>{"c"},
-                    {"p0", "p1"}, "split");
+  auto& sp = b.node(
+      "Split", opset >= 13 ? std::vector<std::string>{"c", "sizes"} : std::vector<std::string>{"c"},
+      {"p0", "p1"}, "split");
   set_attr(sp, "axis", int64_t(-1));
   if (opset < 13) set_attr(sp, "split", Ints{1, 2});
   b.output("p0");
@@ -431,6 +431,9 @@ TEST(ImportMisc, SliceIsClampedPerDimension) {
   EXPECT_EQ(g.nodes[1].ints("starts"), (Ints{2, 0, 0}));
   EXPECT_EQ(g.nodes[1].ints("ends"), (Ints{-1, 2, 3}));
   EXPECT_EQ(g.nodes[1].ints("steps"), (Ints{-1, 1, 1}));
+  // docs/ir.md: extent = max(0, ceil((ends - starts) / steps)) = ceil((-1 - 2) / -1) = 3. An end
+  // of -1 with a negative step means "through index 0" (torch.flip exports exactly this); shape
+  // inference must not wrap it around a second time.
   EXPECT_EQ(out_shape(g), (Shape{3, 2, 3}));
 }
 

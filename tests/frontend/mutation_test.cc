@@ -102,7 +102,8 @@ std::string mutate_bytes(std::string s, std::mt19937_64& rng) {
   auto pos = [&](size_t n) { return n == 0 ? size_t(0) : (size_t)(rng() % n); };
   switch (rng() % 6) {
     case 0:  // flip a few bits
-      for (int k = 1 + rng() % 3; k > 0 && !s.empty(); k--) s[pos(s.size())] ^= (char)(1 << rng() % 8);
+      for (int k = 1 + rng() % 3; k > 0 && !s.empty(); k--)
+        s[pos(s.size())] ^= (char)(1 << rng() % 8);
       break;
     case 1:  // truncate
       s.resize(pos(s.size()));
@@ -197,19 +198,43 @@ void mutate_fields(onnx::ModelProto& m, std::mt19937_64& rng) {
       if (node.input_size() == 0) break;
       const auto& other = g.node(pick(g.node_size()));
       std::string name = rng() % 2 && other.output_size() ? other.output(0)
-                         : rng() % 2                      ? g.initializer(pick(g.initializer_size())).name()
-                                                          : std::string();
+                         : rng() % 2 ? g.initializer(pick(g.initializer_size())).name()
+                                     : std::string();
       node.set_input(pick(node.input_size()), name);
       break;
     }
     case 4: {  // swap the op type for another supported one
-      static const char* kOps[] = {"Conv", "Relu", "MaxPool", "Reshape", "Gemm", "Softmax",
-                                   "Split", "Slice", "Concat", "Clip", "Expand", "Squeeze",
-                                   "Unsqueeze", "Transpose", "ReduceSum", "ConvTranspose",
-                                   "AveragePool", "Gather", "Flatten", "LayerNormalization",
-                                   "BatchNormalization", "Dropout", "Max", "Where", "Cast",
-                                   "ConstantOfShape", "Shape", "Identity", "MatMul"};
-      g.mutable_node(pick(g.node_size()))->set_op_type(kOps[rng() % (sizeof(kOps) / sizeof(kOps[0]))]);
+      static const char* kOps[] = {"Conv",
+                                   "Relu",
+                                   "MaxPool",
+                                   "Reshape",
+                                   "Gemm",
+                                   "Softmax",
+                                   "Split",
+                                   "Slice",
+                                   "Concat",
+                                   "Clip",
+                                   "Expand",
+                                   "Squeeze",
+                                   "Unsqueeze",
+                                   "Transpose",
+                                   "ReduceSum",
+                                   "ConvTranspose",
+                                   "AveragePool",
+                                   "Gather",
+                                   "Flatten",
+                                   "LayerNormalization",
+                                   "BatchNormalization",
+                                   "Dropout",
+                                   "Max",
+                                   "Where",
+                                   "Cast",
+                                   "ConstantOfShape",
+                                   "Shape",
+                                   "Identity",
+                                   "MatMul"};
+      g.mutable_node(pick(g.node_size()))
+          ->set_op_type(kOps[rng() % (sizeof(kOps) / sizeof(kOps[0]))]);
       break;
     }
     case 5: {  // add or drop node inputs/outputs
