@@ -9,7 +9,7 @@
 //                  default init), which keeps activations finite through deep nets
 //   batch_norm()   a real BatchNormalization node with random positive variance; prepare_graph()
 //                  folds it into the preceding conv the way torch.onnx.export does
-// Every helper takes a `name` used as the node name prefix (and weight names), for debugging.
+// Helpers that own weights take a `name`: the node name prefix and weight names, for debugging.
 #pragma once
 
 #include <cstdint>
