@@ -154,7 +154,7 @@ int add_stage(Ctx& c, const PureFunc& p, const Node& n, StageRole role, const Re
   }
   c.stages.push_back(std::move(s));
   int index = (int)c.stages.size() - 1;
-  if (role != StageRole::Pure) c.anchor = index;
+  if (role == StageRole::Anchor || role == StageRole::Reused) c.anchor = index;
   return index;
 }
 
@@ -188,7 +188,7 @@ PureFunc pad_value(Ctx& c, const Node& n, ValueId v, Expr pad) {
     clamped[d] = Halide::clamp(i, 0, (int)s[d] - 1);
   }
   p.f(p.vars) = Halide::select(inside, Halide::likely(read(c, v, clamped)), pad);
-  add_stage(c, p, n, StageRole::Pure);
+  add_stage(c, p, n, StageRole::Pad);
   return p;
 }
 

@@ -29,6 +29,8 @@ enum class StageRole : uint8_t {
   Anchor,  // the compute-heavy reduction of the task (conv, matmul, pooling, the sum of a Reduce)
   Reused,  // a reduction whose result every output element of a row reads (softmax max/sum,
            // layernorm mean/variance): computed once, never inlined
+  Pad,     // the zero (or -inf) border around an anchor's input: pure, but worth materializing
+           // so that the anchor reads dense memory instead of a clamped select per tap
 };
 
 // One Func of the lowered program, with what a scheduler needs to know about it.

@@ -1,14 +1,14 @@
 // The default schedule: plain and robust, so that untuned models run in seconds. Never tuned;
 // the schedule space (a later stage) replaces it.
 //
-//   output     tiled [t0 x t1] over Halide dims 0 and 1 when an anchor of the same shape is
-//              computed inside the tile, else just split on dim 0; dim 0 vectorized by the
-//              native width (or the largest power of two <= its extent); the outer loops fused
-//              until there are enough parallel tasks, then parallel.
+//   output     tiled [t0 x t1] over Halide dims 0 and 1 (row tiles innermost) when an anchor of
+//              the same shape is computed inside the tile, else just split on dim 0; dim 0
+//              vectorized by the native width (or the largest power of two <= its extent); the
+//              outer loops fused until there are enough parallel tasks, then parallel.
 //   anchor     compute_at the output tile, its update reordered so the reduction runs outside
 //              a register block of [t0 x t1] accumulators (dim 0 vectorized, the rest unrolled).
-//   other reductions (Reused stages, anchors whose shape differs from the output's)
-//              compute_root, vectorized on dim 0 and parallel over their outermost dim.
+//   other reductions (Reused stages, anchors whose shape differs from the output's) and Pad
+//              stages: compute_root, vectorized on dim 0 and parallel over their outermost dim.
 //   Pure stages are inlined (the default).
 // Every split factor is <= the extent it splits, so no task shape can fail (extents 1, 7, rank 0).
 #include <algorithm>
@@ -94,7 +94,7 @@ void apply_default_schedule(LoweredTask& t, const Halide::Target& target) {
     anchor = &t.stages[t.anchor];
   for (size_t i = 0; i + 1 < t.stages.size(); i++) {
     Stage& st = t.stages[i];
-    if (st.has_update && &st != anchor) schedule_root(st, target);
+    if ((st.has_update && &st != anchor) || st.role == StageRole::Pad) schedule_root(st, target);
   }
   if (r == 0) return;
 
@@ -111,19 +111,25 @@ void apply_default_schedule(LoweredTask& t, const Halide::Target& target) {
     loops.push_back(out.vars[k]);
     loop_ext.push_back(e[k]);
   }
-  if (r >= 2) {
-    if (t1 > 1) {
-      f.split(out.vars[1], x1o, x1i, t1, TailStrategy::ShiftInwards);
-      f.reorder(x0i, x1i, x0o, x1o);
-      loops.push_back(x1o);
-    } else {
+  int64_t n0 = (e[0] + t0 - 1) / t0, n1 = r >= 2 ? (e[1] + t1 - 1) / t1 : 1;
+  if (anchor && r >= 2) {
+    // Row tiles inside column tiles: for a matmul, one column panel of B stays in cache while
+    // the rows of A stream past it.
+    f.split(out.vars[1], x1o, x1i, t1, TailStrategy::ShiftInwards);
+    f.reorder(x0i, x1i, x1o, x0o);
+    loops.push_back(x0o);
+    loop_ext.push_back(n0);
+    loops.push_back(x1o);
+    loop_ext.push_back(n1);
+  } else {
+    if (r >= 2) {
       f.reorder(x0i, x0o, out.vars[1]);
       loops.push_back(out.vars[1]);
+      loop_ext.push_back(e[1]);
     }
-    loop_ext.push_back((e[1] + t1 - 1) / t1);
+    loops.push_back(x0o);
+    loop_ext.push_back(n0);
   }
-  loops.push_back(x0o);
-  loop_ext.push_back((e[0] + t0 - 1) / t0);
   if (vf > 1) f.vectorize(x0i, vf);
   Var tile = parallelize_outer(f, loops, loop_ext, want_tasks);
 
