@@ -23,7 +23,7 @@ using Halide::select;
 
 // Spatial attributes shared by convolutions and pools, validated against the shapes.
 struct Window {
-  int k = 0;  // spatial rank
+  int k = 0;                                              // spatial rank
   std::vector<int64_t> kernel, strides, dilations, pads;  // pads: begin..., end...
 };
 
@@ -187,8 +187,8 @@ void lower_Gemm(Ctx& c, const Node& n) {
   Reduction red = new_rdom(c, n, "k", {K});
   Expr i = acc.idx[0], j = acc.idx[1], k = red.rv[0];
   acc.f(acc.vars) = 0.f;
-  acc.f(acc.vars) += read(c, a, ta ? Index{k, i} : Index{i, k}) *
-                     read(c, b, tb ? Index{j, k} : Index{k, j});
+  acc.f(acc.vars) +=
+      read(c, a, ta ? Index{k, i} : Index{i, k}) * read(c, b, tb ? Index{j, k} : Index{k, j});
   add_stage(c, acc, n, StageRole::Anchor, &red);
   if (alpha == 1.f && cc == kNoValue) {
     bind(c, n, acc);
@@ -244,7 +244,8 @@ void lower_MatMul(Ctx& c, const Node& n) {
     return ii;
   };
   acc.f(acc.vars) = 0.f;
-  acc.f(acc.vars) += read(c, a, operand_index(as, i, true)) * read(c, b, operand_index(bs, j, false));
+  acc.f(acc.vars) +=
+      read(c, a, operand_index(as, i, true)) * read(c, b, operand_index(bs, j, false));
   add_stage(c, acc, n, StageRole::Anchor, &red);
   bind(c, n, acc);
 }

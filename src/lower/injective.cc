@@ -18,7 +18,6 @@ namespace {
 using Halide::clamp;
 using Halide::select;
 
-
 Index reshape_index(const Node& n, const Shape& in, const Shape& out, const Index& oi) {
   Index ii(in.size(), Expr(0));
   std::vector<size_t> in_nz, out_nz;  // dims of extent > 1; extent-1 dims index 0

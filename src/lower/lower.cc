@@ -55,9 +55,12 @@ Halide::Buffer<> constant_buffer(const Tensor& t) {
 
 Expr constant_scalar(const Tensor& t) {
   switch (t.dtype()) {
-    case DType::F32: return Expr(t.data<float>()[0]);
-    case DType::I64: return Expr(t.data<int64_t>()[0]);
-    case DType::Bool: return Halide::cast<uint8_t>(t.data<bool>()[0] ? 1 : 0);
+    case DType::F32:
+      return Expr(t.data<float>()[0]);
+    case DType::I64:
+      return Expr(t.data<int64_t>()[0]);
+    case DType::Bool:
+      return Halide::cast<uint8_t>(t.data<bool>()[0] ? 1 : 0);
   }
   TLM_INTERNAL_ERROR() << "dtype";
   __builtin_unreachable();  // the error builder throws
@@ -69,9 +72,12 @@ std::vector<int64_t> reversed(const Shape& s) { return std::vector<int64_t>(s.rb
 
 Halide::Type halide_type(DType t) {
   switch (t) {
-    case DType::F32: return Halide::Float(32);
-    case DType::I64: return Halide::Int(64);
-    case DType::Bool: return Halide::UInt(8);
+    case DType::F32:
+      return Halide::Float(32);
+    case DType::I64:
+      return Halide::Int(64);
+    case DType::Bool:
+      return Halide::UInt(8);
   }
   TLM_INTERNAL_ERROR() << "dtype";
   __builtin_unreachable();  // the error builder throws
@@ -86,19 +92,24 @@ Expr read(const Ctx& c, ValueId v, const Index& idx) {
       << "value " << c.g.value(v).name << " read with " << idx.size() << " indices";
   std::vector<Expr> h(idx.rbegin(), idx.rend());
   switch (s.kind) {
-    case Source::kScalar: return s.scalar;
-    case Source::kFunc: return s.func(h);
-    case Source::kParam: return s.param(h);
-    case Source::kBuffer: return s.buffer(h);
-    case Source::kNone: break;
+    case Source::kScalar:
+      return s.scalar;
+    case Source::kFunc:
+      return s.func(h);
+    case Source::kParam:
+      return s.param(h);
+    case Source::kBuffer:
+      return s.buffer(h);
+    case Source::kNone:
+      break;
   }
   TLM_INTERNAL_ERROR() << "value " << c.g.value(v).name << " read before it is defined";
   __builtin_unreachable();
 }
 
 Index broadcast_index(const Shape& in, const Shape& out, const Index& out_idx) {
-  TLM_CHECK(in.size() <= out.size()) << "broadcast from " << shape_str(in) << " to "
-                                     << shape_str(out);
+  TLM_CHECK(in.size() <= out.size())
+      << "broadcast from " << shape_str(in) << " to " << shape_str(out);
   Index idx(in.size());
   size_t off = out.size() - in.size();
   for (size_t d = 0; d < in.size(); d++) {
@@ -235,7 +246,8 @@ LoweredTask lower_subgraph(const Subgraph& sub) {
     const Value& v = g.value(g.inputs[i]);
     check_shape_fits("input " + v.name, v.shape);
     int r = (int)v.shape.size();
-    Halide::ImageParam p(halide_type(v.dtype), r, "in" + std::to_string(i) + "_" + sanitize(v.name));
+    Halide::ImageParam p(halide_type(v.dtype), r,
+                         "in" + std::to_string(i) + "_" + sanitize(v.name));
     int64_t stride = 1;
     for (int k = 0; k < r; k++) {
       int64_t e = v.shape[r - 1 - k];
@@ -261,8 +273,8 @@ LoweredTask lower_subgraph(const Subgraph& sub) {
   }
 
   for (const Node& n : g.nodes) {
-    TLM_CHECK(n.outputs.size() == 1) << "node " << n.name << " has " << n.outputs.size()
-                                     << " outputs";
+    TLM_CHECK(n.outputs.size() == 1)
+        << "node " << n.name << " has " << n.outputs.size() << " outputs";
     for (ValueId in : n.inputs)
       TLM_CHECK(in == kNoValue || c.src.at(in).kind != Source::kNone)
           << "node " << n.name << " reads a value that is not computed before it";
@@ -348,6 +360,7 @@ Halide::Target host_target() {
       unsigned n = std::max(1u, std::thread::hardware_concurrency());
       setenv("HL_NUM_THREADS", std::to_string(n).c_str(), 0);
     }
+    TLM_CHECK(Halide::exceptions_enabled()) << "Halide must be built with exceptions";
     Halide::Target t = Halide::get_host_target();
     // get_host_target() already lists the AVX-512 families the CPU has (skylake, cannonlake,
     // sapphirerapids); make sure the base feature is there whenever one of them is.

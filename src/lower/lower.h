@@ -2,15 +2,25 @@
 // (§4.1) -- plus the simple default schedule that untuned models run with.
 //
 //   lower_subgraph(sub)       one Halide Func per IR node (elementwise epilogues and injective
-//                             prologues as their own Funcs), one ImageParam per subgraph input;
-//                             no scheduling at all: every Func is inlined except the output.
-//   apply_default_schedule(t) compute_root the anchor/reduction stages, parallelize the outer
-//                             loop, vectorize the innermost by the native width where the extent
-//                             allows. Runs in seconds for whole models; never tuned.
+//                             prologues as their own Funcs; anchors and reductions as a Func with
+//                             clean pure vars and a single RDom update), one ImageParam per
+//                             subgraph input with exact static bounds and dense strides; the last
+//                             stage is always a pure Func (a copy when the last node is a
+//                             reduction). No scheduling: every Func is inlined except the output
+//                             (Funcs with an update are computed where Halide puts them).
+//   apply_default_schedule(t) output tiled, parallel and vectorized; the anchor computed inside
+//                             its tiles; other reductions and padding at root (schedule.cc).
+//                             Runs in seconds for whole models; never tuned.
 //   compile_task(t, target)   JIT-compiles; the result runs on raw tensor memory.
 //
 // Dimension order: ONNX is row-major (last dim fastest), Halide's dim 0 is fastest, so ONNX dim
 // d of a rank-r tensor is Halide dim r-1-d everywhere (halide_view() does the reversal).
+// Types: f32 -> Float(32), i64 -> Int(64), bool -> UInt(8) holding 0/1 (one byte per element,
+// as tlm stores bools).
+// Errors: malformed IR that shape inference let through is a UserError naming the node; Halide's
+// own errors (Halide::CompileError, RuntimeError, InternalError, all std::runtime_error) propagate
+// as exceptions from apply_default_schedule/compile_task/run -- Halide is built with exceptions.
+// Threads: compile_task and run of *different* tasks may run concurrently (tested, no lock).
 #pragma once
 
 #include <Halide.h>
@@ -36,7 +46,7 @@ enum class StageRole : uint8_t {
 // One Func of the lowered program, with what a scheduler needs to know about it.
 struct Stage {
   Halide::Func func;
-  const Node* node = nullptr;    // the IR node it computes (points into LoweredTask::sub.graph)
+  const Node* node = nullptr;     // the IR node it computes (points into LoweredTask::sub.graph)
   std::vector<Halide::Var> vars;  // pure vars, Halide order (vars[0] is innermost)
   Halide::RDom rdom;              // reduction domain of the update, if any (anchors, reductions)
   bool has_update = false;        // true when the Func has an update definition over `rdom`
@@ -48,11 +58,11 @@ struct Stage {
 // Halide Funcs are handles: copying a LoweredTask shares its Funcs (and their schedules) with the
 // original; lower again for an independent program. Copies re-point Stage::node into their own sub.
 struct LoweredTask {
-  Subgraph sub;                          // a copy: stages point into it
+  Subgraph sub;                            // a copy: stages point into it
   std::vector<Halide::ImageParam> inputs;  // one per sub.graph.inputs, same order
-  std::vector<Stage> stages;             // topological order; the last one is the output
+  std::vector<Stage> stages;               // topological order; the last one is the output
   Halide::Func output() const { return stages.back().func; }
-  int anchor = -1;                       // index into stages of the anchor/reduction, or -1
+  int anchor = -1;  // index into stages of the anchor/reduction, or -1
 
   LoweredTask() = default;
   LoweredTask(const LoweredTask& o);
@@ -85,7 +95,8 @@ class CompiledTask {
 // concurrently in separate threads.
 CompiledTask compile_task(const LoweredTask& t, const Halide::Target& target);
 
-// The target tlm compiles for: the host, with its vector ISA features.
+// The target tlm compiles for: the host, with its vector ISA features (AVX-512 where the CPU has
+// it). The first call also fixes Halide's thread pool size: HL_NUM_THREADS if set, else all cores.
 Halide::Target host_target();
 
 }  // namespace tlm

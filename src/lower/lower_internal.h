@@ -68,7 +68,7 @@ PureFunc new_func(Ctx& c, const Node& n, const std::string& what, const Shape& s
 // its vars in ONNX order too: rv[j] goes with extents[j].
 struct Reduction {
   Halide::RDom rdom;
-  std::vector<Expr> rv;  // ONNX order
+  std::vector<Expr> rv;           // ONNX order
   std::vector<int64_t> rextents;  // rdom order (innermost first)
 };
 Reduction new_rdom(Ctx& c, const Node& n, const std::string& what,
@@ -80,9 +80,9 @@ int add_stage(Ctx& c, const PureFunc& p, const Node& n, StageRole role,
 // Makes p.f the value of the node's (single) output.
 void bind(Ctx& c, const Node& n, const PureFunc& p);
 
-// A pure stage equal to value `v` where `idx` is inside [0, shape) and `pad` outside; reads are
-// clamped so bounds inference stays inside the value. Used for convolution/pooling padding.
-// Returns a callable-by-index Func in ONNX order via read_padded.
+// A Pad stage equal to value `v` inside [0, shape) and to `pad` outside; reads are clamped so
+// bounds inference stays inside the value. Used for convolution/pooling borders; read it with
+// call().
 PureFunc pad_value(Ctx& c, const Node& n, ValueId v, Expr pad);
 Expr call(const PureFunc& p, const Index& idx);  // p.f at an ONNX-order index
 

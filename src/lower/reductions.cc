@@ -72,7 +72,8 @@ void lower_reduce(Ctx& c, const Node& n, bool mean) {
   int64_t count = 1;
   for (int64_t e : rext) count *= e;
   PureFunc m = new_func(c, n, "mean", out);
-  m.f(m.vars) = acc.f(acc.vars) / Halide::Internal::make_const(t, (double)std::max<int64_t>(count, 1));
+  m.f(m.vars) =
+      acc.f(acc.vars) / Halide::Internal::make_const(t, (double)std::max<int64_t>(count, 1));
   add_stage(c, m, n, StageRole::Pure);
   bind(c, n, m);
 }

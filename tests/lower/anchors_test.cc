@@ -17,15 +17,16 @@ ValueId conv(Graph& g, Op op, const Shape& x, const Shape& w, bool bias, std::ve
   int64_t m = op == Op::Conv ? w[0] : w[1] * group;
   if (bias) ins.push_back(in(g, {m}));
   Attrs a = {{"strides", Is(st)}, {"dilations", Is(dil)}, {"pads", Is(pads)}, {"group", I(group)}};
-  if (op == Op::ConvTranspose) a["output_padding"] = Is(opad.empty() ? std::vector<int64_t>(st.size(), 0) : opad);
+  if (op == Op::ConvTranspose)
+    a["output_padding"] = Is(opad.empty() ? std::vector<int64_t>(st.size(), 0) : opad);
   return g.add(op, ins, a);
 }
 
 ValueId pool(Graph& g, Op op, const Shape& x, std::vector<int64_t> k, std::vector<int64_t> st,
              std::vector<int64_t> pads, int64_t ceil, std::vector<int64_t> dil = {},
              int64_t include_pad = 0) {
-  Attrs a = {{"kernel_shape", Is(k)}, {"strides", Is(st)}, {"pads", Is(pads)},
-             {"ceil_mode", I(ceil)}};
+  Attrs a = {
+      {"kernel_shape", Is(k)}, {"strides", Is(st)}, {"pads", Is(pads)}, {"ceil_mode", I(ceil)}};
   if (op == Op::MaxPool) a["dilations"] = Is(dil.empty() ? std::vector<int64_t>(k.size(), 1) : dil);
   if (op == Op::AveragePool) a["count_include_pad"] = I(include_pad);
   return g.add(op, {in(g, x)}, a);
@@ -85,8 +86,8 @@ std::vector<Builder> anchor_cases() {
     return conv(g, Op::ConvTranspose, {2, 2, 7}, {2, 3, 3}, true, {3}, {2}, {1, 2}, 1, {2});
   });
   add("convT3d", [](Graph& g) {
-    return conv(g, Op::ConvTranspose, {1, 2, 3, 3, 2}, {2, 2, 2, 2, 2}, false, {2, 2, 1},
-                {1, 1, 1}, {0, 0, 0, 0, 0, 0}, 1);
+    return conv(g, Op::ConvTranspose, {1, 2, 3, 3, 2}, {2, 2, 2, 2, 2}, false, {2, 2, 1}, {1, 1, 1},
+                {0, 0, 0, 0, 0, 0}, 1);
   });
   // Gemm.
   add("gemm_plain", [](Graph& g) { return gemm(g, {7, 13}, {13, 5}, nullptr, 1.f, 1.f, 0, 0); });

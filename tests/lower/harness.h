@@ -100,7 +100,7 @@ inline void check_case(const LowerCase& c, bool also_unscheduled = false) {
   if (also_unscheduled) {
     Tensor plain = run_lowered(sub, inputs, false);
     EXPECT_LE(max_rel_violation(plain, ref, c.atol, c.rtol), 1.0) << "unscheduled\n"
-                                                                   << graph_str(c.g);
+                                                                  << graph_str(c.g);
   }
 }
 

@@ -29,13 +29,20 @@ std::vector<Builder> elementwise_cases() {
       {"sub_bcast", [=](Graph& g) { return bin(g, Op::Sub, a, b); }},
       {"mul_bcast", [=](Graph& g) { return bin(g, Op::Mul, a, b); }},
       {"div_bcast", [=](Graph& g) { return bin(g, Op::Div, a, b); }, R{{1, {0.5, 2}}}},
-      {"pow_bcast", [=](Graph& g) { return bin(g, Op::Pow, a, b); }, R{{0, {0.1, 2}}, {1, {-2, 2}}}},
+      {"pow_bcast", [=](Graph& g) { return bin(g, Op::Pow, a, b); },
+       R{{0, {0.1, 2}}, {1, {-2, 2}}}},
       {"pow_const_exponent_negative_base",
        [](Graph& g) {
          ValueId three = g.add_constant("three", Tensor::scalar<float>(3.f));
          return g.add(Op::Pow, {in(g, {4, 7}), three});
        },
        R{{0, {-2, 2}}}},
+      {"pow_negative_base_integer_exponent",  // exponents are data, not constants
+       [](Graph& g) {
+         ValueId e = g.add(Op::Cast, {in(g, {13}, kI)}, {{"to", I(0)}});
+         return g.add(Op::Pow, {in(g, {3, 13}), e});
+       },
+       R{{0, {-2, 2}}, {1, {-3, 4}}}},
       {"max_bcast", [=](Graph& g) { return bin(g, Op::Max, a, b); }},
       {"min_bcast", [=](Graph& g) { return bin(g, Op::Min, a, b); }},
       {"equal_i64", [=](Graph& g) { return bin(g, Op::Equal, a, b, kI); },
@@ -45,21 +52,71 @@ std::vector<Builder> elementwise_cases() {
        R{{0, {-3, 3}}, {1, {-3, 3}}}},
       {"equal_bool", [=](Graph& g) { return bin(g, Op::Equal, a, b, kB); }},
       {"where_bool_bcast",
-       [](Graph& g) { return g.add(Op::Where, {in(g, {7, 1}, kB), in(g, {7, 13}), in(g, {13})}); }},
-      {"where_i64", [](Graph& g) { return g.add(Op::Where, {in(g, {5}, kB), in(g, {5}, kI), in(g, {}, kI)}); },
+       [](Graph& g) {
+         return g.add(Op::Where, {in(g, {7, 1}, kB), in(g, {7, 13}), in(g, {13})});
+       }},
+      {"where_i64",
+       [](Graph& g) {
+         return g.add(Op::Where, {in(g, {5}, kB), in(g, {5}, kI), in(g, {}, kI)});
+       },
        R{{1, {-9, 9}}, {2, {-9, 9}}}},
-      {"sqrt", [](Graph& g) { return un(g, Op::Sqrt, {3, 13}); }, R{{0, {0, 4}}}},
-      {"erf", [](Graph& g) { return un(g, Op::Erf, {3, 13}); }, R{{0, {-3, 3}}}},
-      {"exp", [](Graph& g) { return un(g, Op::Exp, {3, 13}); }, R{{0, {-5, 5}}}},
-      {"log", [](Graph& g) { return un(g, Op::Log, {3, 13}); }, R{{0, {0.01, 5}}}},
-      {"tanh", [](Graph& g) { return un(g, Op::Tanh, {3, 13}); }, R{{0, {-4, 4}}}},
-      {"sigmoid", [](Graph& g) { return un(g, Op::Sigmoid, {3, 13}); }, R{{0, {-8, 8}}}},
-      {"relu", [](Graph& g) { return un(g, Op::Relu, {3, 13}); }},
-      {"neg_i64", [](Graph& g) { return un(g, Op::Neg, {3, 13}, kI); }, R{{0, {-9, 9}}}},
-      {"abs_f32", [](Graph& g) { return un(g, Op::Abs, {3, 13}); }},
-      {"abs_i64", [](Graph& g) { return un(g, Op::Abs, {3, 13}, kI); }, R{{0, {-9, 9}}}},
-      {"reciprocal", [](Graph& g) { return un(g, Op::Reciprocal, {3, 13}); }, R{{0, {0.5, 2}}}},
-      {"clip", [](Graph& g) { return un(g, Op::Clip, {3, 13}, kF, {{"min", F(-0.5f)}, {"max", F(0.3f)}}); }},
+      {"sqrt",
+       [](Graph& g) {
+         return un(g, Op::Sqrt, {3, 13});
+       },
+       R{{0, {0, 4}}}},
+      {"erf",
+       [](Graph& g) {
+         return un(g, Op::Erf, {3, 13});
+       },
+       R{{0, {-3, 3}}}},
+      {"exp",
+       [](Graph& g) {
+         return un(g, Op::Exp, {3, 13});
+       },
+       R{{0, {-5, 5}}}},
+      {"log",
+       [](Graph& g) {
+         return un(g, Op::Log, {3, 13});
+       },
+       R{{0, {0.01, 5}}}},
+      {"tanh",
+       [](Graph& g) {
+         return un(g, Op::Tanh, {3, 13});
+       },
+       R{{0, {-4, 4}}}},
+      {"sigmoid",
+       [](Graph& g) {
+         return un(g, Op::Sigmoid, {3, 13});
+       },
+       R{{0, {-8, 8}}}},
+      {"relu",
+       [](Graph& g) {
+         return un(g, Op::Relu, {3, 13});
+       }},
+      {"neg_i64",
+       [](Graph& g) {
+         return un(g, Op::Neg, {3, 13}, kI);
+       },
+       R{{0, {-9, 9}}}},
+      {"abs_f32",
+       [](Graph& g) {
+         return un(g, Op::Abs, {3, 13});
+       }},
+      {"abs_i64",
+       [](Graph& g) {
+         return un(g, Op::Abs, {3, 13}, kI);
+       },
+       R{{0, {-9, 9}}}},
+      {"reciprocal",
+       [](Graph& g) {
+         return un(g, Op::Reciprocal, {3, 13});
+       },
+       R{{0, {0.5, 2}}}},
+      {"clip",
+       [](Graph& g) {
+         return un(g, Op::Clip, {3, 13}, kF, {{"min", F(-0.5f)}, {"max", F(0.3f)}});
+       }},
       {"clip_unbounded_max",
        [](Graph& g) {
          return un(g, Op::Clip, {3, 13}, kF, {{"min", F(-0.2f)}, {"max", F(INFINITY)}});
@@ -69,16 +126,38 @@ std::vector<Builder> elementwise_cases() {
          return un(g, Op::HardSigmoid, {3, 13}, kF, {{"alpha", F(0.3f)}, {"beta", F(0.4f)}});
        },
        R{{0, {-4, 4}}}},
-      {"hardswish", [](Graph& g) { return un(g, Op::HardSwish, {3, 13}); }, R{{0, {-4, 4}}}},
-      {"leakyrelu", [](Graph& g) { return un(g, Op::LeakyRelu, {3, 13}, kF, {{"alpha", F(0.1f)}}); }},
-      {"cast_f32_i64", [](Graph& g) { return un(g, Op::Cast, {3, 13}, kF, {{"to", I(1)}}); },
+      {"hardswish",
+       [](Graph& g) {
+         return un(g, Op::HardSwish, {3, 13});
+       },
+       R{{0, {-4, 4}}}},
+      {"leakyrelu",
+       [](Graph& g) {
+         return un(g, Op::LeakyRelu, {3, 13}, kF, {{"alpha", F(0.1f)}});
+       }},
+      {"cast_f32_i64",
+       [](Graph& g) {
+         return un(g, Op::Cast, {3, 13}, kF, {{"to", I(1)}});
+       },
        R{{0, {-5, 5}}}},
-      {"cast_i64_f32", [](Graph& g) { return un(g, Op::Cast, {3, 13}, kI, {{"to", I(0)}}); },
+      {"cast_i64_f32",
+       [](Graph& g) {
+         return un(g, Op::Cast, {3, 13}, kI, {{"to", I(0)}});
+       },
        R{{0, {-50, 50}}}},
-      {"cast_f32_bool", [](Graph& g) { return un(g, Op::Cast, {3, 13}, kF, {{"to", I(2)}}); },
+      {"cast_f32_bool",
+       [](Graph& g) {
+         return un(g, Op::Cast, {3, 13}, kF, {{"to", I(2)}});
+       },
        R{{0, {-1, 2}}}},
-      {"cast_bool_f32", [](Graph& g) { return un(g, Op::Cast, {3, 13}, kB, {{"to", I(0)}}); }},
-      {"cast_i64_bool", [](Graph& g) { return un(g, Op::Cast, {3, 13}, kI, {{"to", I(2)}}); },
+      {"cast_bool_f32",
+       [](Graph& g) {
+         return un(g, Op::Cast, {3, 13}, kB, {{"to", I(0)}});
+       }},
+      {"cast_i64_bool",
+       [](Graph& g) {
+         return un(g, Op::Cast, {3, 13}, kI, {{"to", I(2)}});
+       },
        R{{0, {-1, 2}}}},
       {"batchnorm",
        [](Graph& g) {
@@ -87,7 +166,8 @@ std::vector<Builder> elementwise_cases() {
          return g.add(Op::BatchNormalization, ins, {{"epsilon", F(1e-3f)}});
        },
        R{{4, {0.1, 1}}}},
-      {"add_i64", [=](Graph& g) { return bin(g, Op::Add, a, b, kI); }, R{{0, {-99, 99}}, {1, {-99, 99}}}},
+      {"add_i64", [=](Graph& g) { return bin(g, Op::Add, a, b, kI); },
+       R{{0, {-99, 99}}, {1, {-99, 99}}}},
       {"div_i64_truncates", [=](Graph& g) { return bin(g, Op::Div, a, b, kI); },
        R{{0, {-20, 20}}, {1, {1, 5}}}},
   };
@@ -137,9 +217,11 @@ std::vector<Builder> injective_cases() {
       {"reshape_merge", reshape({2, 3, 4}, {6, 4})},
       {"reshape_regroup", reshape({2, 3, 4}, {4, 3, 2})},
       {"reshape_ones", reshape({2, 3, 4}, {1, 24, 1})},
-      {"reshape_split_i64", [](Graph& g) {
+      {"reshape_split_i64",
+       [](Graph& g) {
          return g.add(Op::Reshape, {in(g, {6, 5}, kI)}, {{"shape", Is({2, 3, 5, 1})}});
-       }, {{0, {-9, 9}}}},
+       },
+       {{0, {-9, 9}}}},
       {"flatten_axis2", one(Op::Flatten, {2, 3, 4, 5}, {{"axis", I(2)}})},
       {"flatten_axis0", one(Op::Flatten, {2, 3, 4}, {{"axis", I(0)}})},
       {"transpose_3d", one(Op::Transpose, {2, 3, 13}, {{"perm", Is({2, 0, 1})}})},
@@ -152,20 +234,27 @@ std::vector<Builder> injective_cases() {
                       {{"axis", I(1)}});
        }},
       {"concat_rank1_bool",
-       [](Graph& g) { return g.add(Op::Concat, {in(g, {5}, kB), in(g, {7}, kB)}, {{"axis", I(0)}}); }},
+       [](Graph& g) {
+         return g.add(Op::Concat, {in(g, {5}, kB), in(g, {7}, kB)}, {{"axis", I(0)}});
+       }},
       {"slice_negative_steps",
-       one(Op::Slice, {7, 6}, {{"starts", Is({-1, 1})}, {"ends", Is({kMin, 5})}, {"steps", Is({-2, 2})}})},
+       one(Op::Slice, {7, 6},
+           {{"starts", Is({-1, 1})}, {"ends", Is({kMin, 5})}, {"steps", Is({-2, 2})}})},
       {"slice_negative_starts",
-       one(Op::Slice, {5, 9}, {{"starts", Is({1, -7})}, {"ends", Is({kMax, -1})}, {"steps", Is({1, 3})}})},
+       one(Op::Slice, {5, 9},
+           {{"starts", Is({1, -7})}, {"ends", Is({kMax, -1})}, {"steps", Is({1, 3})}})},
       {"slice_reverse_inner",
-       one(Op::Slice, {3, 13}, {{"starts", Is({0, 11})}, {"ends", Is({3, 2})}, {"steps", Is({1, -1})}})},
+       one(Op::Slice, {3, 13},
+           {{"starts", Is({0, 11})}, {"ends", Is({3, 2})}, {"steps", Is({1, -1})}})},
       {"gather_axis1_negative",
        [](Graph& g) {
          return g.add(Op::Gather, {in(g, {3, 5, 4}), in(g, {2, 3}, kI)}, {{"axis", I(1)}});
        },
        {{1, {-5, 5}}}},
       {"gather_scalar_index",
-       [](Graph& g) { return g.add(Op::Gather, {in(g, {6, 4}), in(g, {}, kI)}, {{"axis", I(0)}}); },
+       [](Graph& g) {
+         return g.add(Op::Gather, {in(g, {6, 4}), in(g, {}, kI)}, {{"axis", I(0)}});
+       },
        {{1, {-6, 6}}}},
       {"gather_i64_data_last_axis",
        [](Graph& g) {

@@ -21,7 +21,9 @@ ValueId conv3x3(Graph& g, ValueId x, int64_t cout, bool bias) {
   std::vector<ValueId> ins = {x, in(g, {cout, cin, 3, 3})};
   if (bias) ins.push_back(in(g, {cout}));
   return g.add(Op::Conv, ins,
-               {{"strides", Is({1, 1})}, {"dilations", Is({1, 1})}, {"pads", Is({1, 1, 1, 1})},
+               {{"strides", Is({1, 1})},
+                {"dilations", Is({1, 1})},
+                {"pads", Is({1, 1, 1, 1})},
                 {"group", I(1)}});
 }
 
@@ -55,8 +57,9 @@ std::vector<Builder> fused_cases() {
        {{0, {-40, 40}}}},
       {"gemm_bias_tanh",
        [](Graph& g) {
-         ValueId y = g.add(Op::Gemm, {in(g, {7, 13}), in(g, {5, 13}), in(g, {5})},
-                           {{"alpha", F(1.f)}, {"beta", F(1.f)}, {"transA", I(0)}, {"transB", I(1)}});
+         ValueId y =
+             g.add(Op::Gemm, {in(g, {7, 13}), in(g, {5, 13}), in(g, {5})},
+                   {{"alpha", F(1.f)}, {"beta", F(1.f)}, {"transA", I(0)}, {"transB", I(1)}});
          return g.add(Op::Tanh, {y});
        }},
       {"matmul_gelu_erf",
@@ -82,8 +85,10 @@ std::vector<Builder> fused_cases() {
       {"pool_then_clip",
        [](Graph& g) {
          ValueId y = g.add(Op::MaxPool, {in(g, {1, 3, 13, 7})},
-                           {{"kernel_shape", Is({3, 3})}, {"strides", Is({2, 2})},
-                            {"pads", Is({1, 1, 1, 1})}, {"dilations", Is({1, 1})},
+                           {{"kernel_shape", Is({3, 3})},
+                            {"strides", Is({2, 2})},
+                            {"pads", Is({1, 1, 1, 1})},
+                            {"dilations", Is({1, 1})},
                             {"ceil_mode", I(0)}});
          return g.add(Op::Clip, {y}, {{"min", F(0.f)}, {"max", F(0.5f)}});
        }},
@@ -106,23 +111,39 @@ std::vector<Builder> fused_cases() {
        },
        {{1, {-50, 50}}}},
       // Odd extents, rank 0, rank 5.
-      {"extents_1_7_13", [](Graph& g) { return g.add(Op::Add, {in(g, {13, 7, 1}), in(g, {1, 7, 1})}); }},
-      {"matmul_1x7x13", [](Graph& g) { return g.add(Op::MatMul, {in(g, {1, 7}), in(g, {7, 13})}); }},
-      {"rank0_add", [](Graph& g) { return g.add(Op::Add, {in(g, {}), in(g, {})}); }},
+      {"extents_1_7_13",
+       [](Graph& g) {
+         return g.add(Op::Add, {in(g, {13, 7, 1}), in(g, {1, 7, 1})});
+       }},
+      {"matmul_1x7x13",
+       [](Graph& g) {
+         return g.add(Op::MatMul, {in(g, {1, 7}), in(g, {7, 13})});
+       }},
+      {"rank0_add",
+       [](Graph& g) {
+         return g.add(Op::Add, {in(g, {}), in(g, {})});
+       }},
       {"rank0_from_reduce_then_sqrt",
        [](Graph& g) {
-         ValueId s = g.add(Op::ReduceSum, {in(g, {7, 13})}, {{"axes", Is({0, 1})}, {"keepdims", I(0)}});
+         ValueId s =
+             g.add(Op::ReduceSum, {in(g, {7, 13})}, {{"axes", Is({0, 1})}, {"keepdims", I(0)}});
          return g.add(Op::Sqrt, {g.add(Op::Abs, {s})});
        }},
       {"rank5_broadcast_add",
-       [](Graph& g) { return g.add(Op::Add, {in(g, {2, 1, 3, 1, 5}), in(g, {3, 4, 1})}); }},
+       [](Graph& g) {
+         return g.add(Op::Add, {in(g, {2, 1, 3, 1, 5}), in(g, {3, 4, 1})});
+       }},
       {"rank5_softmax_axis2",
-       [](Graph& g) { return g.add(Op::Softmax, {in(g, {2, 3, 7, 1, 5})}, {{"axis", I(2)}}); }},
+       [](Graph& g) {
+         return g.add(Op::Softmax, {in(g, {2, 3, 7, 1, 5})}, {{"axis", I(2)}});
+       }},
       {"rank5_conv3d_relu",
        [](Graph& g) {
          ValueId y = g.add(Op::Conv, {in(g, {1, 2, 3, 7, 5}), in(g, {4, 2, 1, 3, 3})},
-                           {{"strides", Is({1, 1, 1})}, {"dilations", Is({1, 1, 1})},
-                            {"pads", Is({0, 1, 1, 0, 1, 1})}, {"group", I(1)}});
+                           {{"strides", Is({1, 1, 1})},
+                            {"dilations", Is({1, 1, 1})},
+                            {"pads", Is({0, 1, 1, 0, 1, 1})},
+                            {"group", I(1)}});
          return g.add(Op::Relu, {y});
        }},
   };
@@ -139,7 +160,8 @@ TEST(LowerProgram, UnscheduledMatchesScheduled) {
   for (const char* name : {"conv_bias_relu_residual", "reshape_transpose_matmul",
                            "scaled_masked_softmax", "layernorm_residual", "pool_then_clip",
                            "rank0_from_reduce_then_sqrt", "rank5_broadcast_add"}) {
-    auto it = std::find_if(cases.begin(), cases.end(), [&](const Builder& b) { return b.name == name; });
+    auto it =
+        std::find_if(cases.begin(), cases.end(), [&](const Builder& b) { return b.name == name; });
     ASSERT_NE(it, cases.end()) << name;
     LowerCase c = it->make();
     SCOPED_TRACE(name);
@@ -153,7 +175,9 @@ TEST(LowerProgram, UnscheduledMatchesScheduled) {
 }
 
 LowerCase conv_case() {
-  Builder b{"conv", [](Graph& g) { return g.add(Op::Relu, {conv3x3(g, in(g, {1, 3, 7, 9}), 4, true)}); }};
+  Builder b{"conv", [](Graph& g) {
+              return g.add(Op::Relu, {conv3x3(g, in(g, {1, 3, 7, 9}), 4, true)});
+            }};
   return b.make();
 }
 
@@ -170,7 +194,7 @@ TEST(LowerProgram, StageMetadata) {
   EXPECT_EQ(a.node->op, Op::Conv);
   EXPECT_EQ(a.vars.size(), 4u);
   EXPECT_EQ(a.extents, (std::vector<int64_t>{9, 7, 4, 1}));  // Halide order: W, H, C, N
-  EXPECT_EQ(a.rextents, (std::vector<int64_t>{3, 3, 3}));   // kw, kh, cin
+  EXPECT_EQ(a.rextents, (std::vector<int64_t>{3, 3, 3}));    // kw, kh, cin
   EXPECT_EQ(a.rdom.dimensions(), 3);
   const Stage& out = t.stages.back();
   EXPECT_FALSE(out.has_update);
@@ -296,7 +320,9 @@ TEST(LowerProgram, BadScheduleIsCompileError) {
 TEST(LowerProgram, BadNodeIsUserError) {
   Graph g;
   ValueId x = in(g, {3, 5});
-  ValueId y = g.add(Op::Slice, {x}, {{"starts", Is({0, 1})}, {"ends", Is({3, 4})}, {"steps", Is({1, 1})}}, "my_slice");
+  ValueId y =
+      g.add(Op::Slice, {x}, {{"starts", Is({0, 1})}, {"ends", Is({3, 4})}, {"steps", Is({1, 1})}},
+            "my_slice");
   g.mark_output(y);
   g.nodes[0].attrs["steps"] = Is({1, 2});  // now reads element 1 + 2*2 = 5, past the end
   try {
