@@ -1,0 +1,142 @@
+// The space builder (paper §4.1): for a lowered task, the ordered list of decisions a schedule
+// must make, each with its set of valid values; a Program is one value per decision position;
+// replaying a Program on the task's initial program (lower_subgraph) gives a scheduled Halide
+// pipeline.
+//
+//   build_space(task, hw)       derives the decision slots from sketch rules in the spirit of
+//                               Ansor's CPU rules (rules.cc): multi-level tiling of the anchor
+//                               (4 levels on spatial axes, 2 on reduction axes: SSRSRS), where
+//                               the accumulator is computed in the fused epilogue's tiles,
+//                               packing of operands inside a tile (Func::in()), parallel outer
+//                               loops, the vectorized axis, unrolling; rules for reductions
+//                               (rfactor, where the Reused stages are computed) and injective
+//                               tasks.
+//   next_options(space, prefix) the valid values of the next position given the values before
+//                               it (tile factors divide what earlier factors left; compile-time
+//                               explosions are never offered). Sampling, the language model and
+//                               the search all choose through this one function, so everything
+//                               they produce is valid by construction.
+//   apply_program(...)          deterministic replay: the same Program always gives the same
+//                               Halide schedule (apply_tiled.cc, apply_rows.cc).
+//   time_program(...)           applies, compiles and times one program (bench.cc).
+//
+// A schedule is a value (STYLE.md habit 1): a Program is a plain vector of small integers aligned
+// with the space's slots. The sentence writer prints slot_header() + the slot's values.
+#pragma once
+
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "hardware/hardware.h"
+#include "lower/lower.h"
+
+namespace tlm {
+
+// One row per kind in space/steps.cc (name token, options, how its values enter a schedule);
+// kStepKindCount is static_asserted there.
+enum class StepKind : uint8_t {
+  Tile,       // split a loop into levels; values: inner factors, outermost first (a divisor chain)
+  ComputeAt,  // where a stage is computed; the levels are listed per rule in rules.cc
+  Pack,       // copy an operand tile into a contiguous buffer at a loop level (0 = no packing)
+  Vectorize,  // which pure var of a stage is vectorized innermost (index into its vars; -1 none)
+  Parallel,   // how many outermost tile loops are fused and run in parallel
+  Unroll,     // an unroll limit: the innermost loops whose extents multiply to <= it are unrolled
+  RFactor,    // reductions: 0 = serial, f = split the innermost reduction loop by f and keep f
+              // vectorized partial results (Halide rfactor)
+};
+constexpr int kStepKindCount = 7;
+
+// Which family of rules shaped a task's space.
+enum class SpaceRule : uint8_t {
+  TiledAnchor,  // conv / matmul / dense whose epilogue has the anchor's shape: SSRSRS tiling
+  Rows,         // everything else: the output tiled once, reductions computed at root or in tiles
+};
+
+// One decision the schedule must make.
+struct Slot {
+  StepKind kind;
+  int stage = -1;          // index into TaskSpace::stages (= LoweredTask::stages)
+  int var = -1;            // pure var (Halide order), rdom dimension, or operand index (Pack)
+  bool reduction = false;  // Tile: var indexes the rdom rather than the pure vars
+  int64_t extent = 0;      // Tile: the extent split
+  int arity = 1;           // values the slot takes (3 for a 4-level spatial tile)
+  std::string subject;     // stable, human-readable name, e.g. "f1_conv.d0", "f1_conv.pack.in0_x"
+};
+
+// An operand the anchor's update reads: a stage or a task input.
+struct SpaceOperand {
+  int stage = -1;    // index into stages, or -1
+  int input = -1;    // index into LoweredTask::inputs, or -1
+  std::string name;  // stable name (for slot subjects)
+};
+
+// What the rules saw of one lowered stage; enough to list options without Halide.
+struct SpaceStage {
+  std::string name;  // Halide Func name without Halide's "$n" uniquifier (stable across lowerings)
+  StageRole role = StageRole::Pure;
+  std::vector<int64_t> extents;   // Halide order
+  std::vector<int64_t> rextents;  // rdom order (empty without an update)
+  int lanes = 1;                  // native vector lanes for its element type
+  std::vector<int> consumers;     // stages whose definitions call it directly
+  std::vector<SpaceOperand> operands;  // TiledAnchor anchor: what its update reads, in order
+};
+
+struct TaskSpace {
+  SpaceRule rule = SpaceRule::Rows;
+  int anchor = -1;  // TiledAnchor: the anchor stage
+  std::vector<SpaceStage> stages;
+  std::vector<Slot> slots;
+  // log10 of the number of distinct programs (the paper reports ~10^6 per CPU subgraph); option
+  // counts depend on earlier values, so this is Knuth's unbiased path estimate (steps.cc).
+  double log10_size = 0;
+};
+
+// A program: for every slot, its `arity` values, flattened in slot order.
+struct Program {
+  std::vector<int64_t> values;
+  bool operator==(const Program& o) const { return values == o.values; }
+};
+
+TaskSpace build_space(const LoweredTask& task, const HardwareInfo& hw);
+
+// Valid values for the next position, given `prefix` (all values chosen so far, flattened in
+// slot order). Never empty for a valid prefix shorter than program_length(); empty when the
+// prefix is complete. Only meaningful for a valid prefix (is_valid_program checks programs).
+std::vector<int64_t> next_options(const TaskSpace& space, const std::vector<int64_t>& prefix);
+
+// Number of values a complete program has.
+size_t program_length(const TaskSpace& space);
+
+// Uniform choice at every position (the paper's random sampling; Ansor's too).
+Program sample_program(const TaskSpace& space, std::mt19937_64& rng);
+
+// True when the program has program_length() values, each among next_options of its prefix.
+bool is_valid_program(const TaskSpace& space, const Program& p);
+
+// Replays the program as a Halide schedule on `task` (freshly lowered: schedules accumulate on
+// Halide Funcs). UserError when the program does not belong to this space or the task does not
+// match it.
+void apply_program(LoweredTask& task, const TaskSpace& space, const Program& p);
+
+// Printing, for sentences and debugging.
+const char* step_kind_name(StepKind k);  // "tile", "compute_at", ...
+std::string slot_header(const Slot& s);  // "tile f1_conv.d0 56"
+// One line per slot: header then its values ("tile f1_conv.d0 56 = 1 4 2").
+std::string program_str(const TaskSpace& space, const Program& p);
+// The Halide loop nest of an applied task (Halide's print_loop_nest), for determinism checks.
+std::string loop_nest_str(const LoweredTask& task);
+
+// Applies, JIT-compiles and times one program on random inputs (bench.cc). median_s is the
+// median over `repeats` timed runs after one warm-up run; gflops uses the subgraph's FLOPs.
+struct ProgramTiming {
+  double compile_s = 0;
+  double median_s = 0;
+  double min_s = 0;
+  double gflops = 0;  // sub.flops / median_s / 1e9
+};
+ProgramTiming time_program(const Subgraph& sub, const HardwareInfo& hw, const Program& p,
+                           int repeats = 7);
+
+}  // namespace tlm

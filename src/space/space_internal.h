@@ -1,0 +1,76 @@
+// Private to src/space: the decoded form of a Program and the helpers the rules, the step table
+// and the two emitters share.
+//
+//   Plan          one StagePlan per stage: what the Program's values mean for it (tile factors,
+//                 compute level, vectorized var, ...). decode_plan() fills it slot by slot with
+//                 the step table's `record` functions; the emitters read only the Plan.
+//   divisors()    the divisor chains tile factors are drawn from.
+//   vector_width  how wide a loop of a given extent is vectorized (rules below).
+//   emit_tiled / emit_rows  the two Halide emitters (apply_tiled.cc, apply_rows.cc).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "space/space.h"
+
+namespace tlm {
+namespace space_detail {
+
+// Levels of the tiled anchor's ComputeAt slot: the accumulator is computed inside the output's
+// tile loops of levels 0..c-1 (c = 1: after S0, 2: after S1, 3: after S2, leaving only the S3
+// register block to its own update).
+constexpr int kMinAnchorLevel = 1, kMaxAnchorLevel = 3;
+// Pack levels (tiled anchor): none, at the accumulator's compute level, inside the innermost R0
+// loop, inside the innermost S2 loop of the accumulator's update (only when S2 is there).
+enum PackLevel : int { kPackNone = 0, kPackAtAnchor = 1, kPackInR0 = 2, kPackInS2 = 3 };
+// ComputeAt levels of the Rows rule. Reductions: root or tile; pure stages: inline, tile, root.
+enum RowsLevel : int { kRowsInline = 0, kRowsTile = 1, kRowsRoot = 2 };
+
+// Unroll limits offered by every Unroll slot: the product of unrolled extents never exceeds the
+// largest, which keeps a program's unrolled body (and its compile time) bounded.
+extern const std::vector<int64_t> kUnrollLimits;
+
+struct StagePlan {
+  std::vector<std::array<int64_t, 3>> tiles;  // per pure var: inner factors (f1, f2, f3); Rows:
+                                              // only f3 is used (the inner tile extent)
+  std::vector<int64_t> rtiles;                // per rdom dim: the inner factor (R1 extent)
+  int compute = -1;                           // ComputeAt value (-1: no slot)
+  int vec = -1;                               // vectorized var
+  int parallel = 0;                           // fused parallel outer loops
+  std::vector<int> pack;                      // per operand: PackLevel
+  int64_t unroll = 0;                         // unroll limit
+  int64_t rfactor = 0;                        // RFactor value
+};
+
+struct Plan {
+  std::vector<StagePlan> stages;
+};
+
+// A Plan with every stage's tiles set to "no split" (f = 1 per level, the full extent inner for
+// Rows), ready to be filled by the slots' values.
+Plan empty_plan(const TaskSpace& space);
+
+// Fills `plan` from the complete slots of `values` (values.size() may stop inside a slot: the
+// partial slot is left out). Returns the index of the first incomplete slot.
+size_t decode_plan(const TaskSpace& space, const std::vector<int64_t>& values, Plan* plan);
+
+// log10 of the space's size, estimated from random paths (steps.cc).
+double estimate_log10_size(const TaskSpace& space);
+
+// Ascending divisors of n (n >= 1).
+std::vector<int64_t> divisors(int64_t n);
+
+// The vector width used for a loop of `extent` iterations: the whole loop when extent <= lanes,
+// else the largest of lanes, lanes/2, lanes/4 that divides it (>= 2); 0 when none does.
+int64_t vector_width(int64_t extent, int lanes);
+
+// The S3 extent (innermost tile factor) of var v in a TiledAnchor plan.
+inline int64_t inner_factor(const StagePlan& sp, int v) { return sp.tiles[v][2]; }
+
+void emit_tiled(LoweredTask& task, const TaskSpace& space, const Plan& plan);
+void emit_rows(LoweredTask& task, const TaskSpace& space, const Plan& plan);
+
+}  // namespace space_detail
+}  // namespace tlm

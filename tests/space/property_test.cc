@@ -1,0 +1,64 @@
+// Every point of the space computes the right answer (STYLE.md habit 8): for a representative
+// task of every family and rule, random programs (fixed seed) are applied, compiled and run on
+// random inputs and compared with the reference interpreter.
+#include <chrono>
+#include <cstdio>
+
+#include "space/space_cases.h"
+
+namespace tlm::testing_space {
+namespace {
+
+constexpr int kProgramsPerTask = 5;
+
+TEST(SpaceProperty, RandomProgramsComputeTheRightAnswer) {
+  HardwareInfo hw = detect_hardware();
+  std::vector<TaskCase> cases = representative_tasks(hw);
+  // The families the zoo and the hand-built graphs must cover.
+  std::map<std::string, bool> have;
+  for (const TaskCase& c : cases) have[c.name.substr(0, c.name.find("/hand"))] = true;
+  for (const char* want :
+       {"conv1d/tiled", "conv2d/tiled", "conv3d/tiled", "depthwise_conv2d/tiled",
+        "group_conv2d/tiled", "conv2d_transpose/tiled", "dense/tiled", "batch_matmul/tiled",
+        "conv2d/rows", "max_pool2d/rows", "avg_pool2d/rows", "global_avg_pool2d/rows",
+        "reduce_mean/rows", "reduce_sum/rows", "softmax/rows", "layer_norm/rows", "elemwise/rows",
+        "injective/rows"})
+    EXPECT_TRUE(have[want]) << "no representative task for " << want;
+
+  std::mt19937_64 rng(2024);
+  int total = 0;
+  for (const TaskCase& c : cases) {
+    SCOPED_TRACE(c.name + " " + c.sub.kind);
+    std::vector<Tensor> inputs = random_inputs(c.sub, 99);
+    Tensor ref = interpret(c.sub.graph, inputs).at(0);
+    LoweredTask probe = lower_subgraph(c.sub);
+    TaskSpace space = build_space(probe, hw);
+    double worst = 0, compile_s = 0;
+    for (int k = 0; k < kProgramsPerTask; k++) {
+      Program p = sample_program(space, rng);
+      LoweredTask t = lower_subgraph(c.sub);
+      auto t0 = std::chrono::steady_clock::now();
+      Tensor got;
+      try {
+        apply_program(t, space, p);
+        got = run_task(t, inputs);
+      } catch (const std::exception& e) {
+        ADD_FAILURE() << "program failed: " << e.what() << "\n" << program_str(space, p);
+        continue;
+      }
+      compile_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      ASSERT_EQ(got.shape(), ref.shape());
+      double viol = max_rel_violation(got, ref, 1e-3, 1e-3);
+      worst = std::max(worst, viol);
+      EXPECT_LE(viol, 1.0) << "wrong answer for\n" << program_str(space, p);
+      total++;
+    }
+    std::printf("[space] %-26s %-40s log10|S| %5.1f  programs %d  worst %.3g  %.2fs each\n",
+                c.name.c_str(), c.sub.kind.c_str(), space.log10_size, kProgramsPerTask, worst,
+                compile_s / kProgramsPerTask);
+  }
+  EXPECT_GE(total, 18 * kProgramsPerTask);
+}
+
+}  // namespace
+}  // namespace tlm::testing_space
