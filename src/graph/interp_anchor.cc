@@ -45,11 +45,13 @@ void gemm_parallel(int64_t M, int64_t N, int64_t K, const float* A, int64_t lda,
 
 // Geometry shared by Conv and ConvTranspose: the "image" side has extents `img`, the "column"
 // side (the conv output, or the ConvTranspose input) has `cols`; position p on the column side
-// and kernel offset k touch image position p*stride + k*dilation - pad_begin.
+// and kernel offset k touch image position p*stride + k*dilation - pad_begin. Column positions
+// are grouped in "lines" along the innermost spatial dim (lines * line = col_size); the column
+// matrix is built a chunk of lines at a time, so its memory stays bounded for any shape.
 struct ConvGeom {
   int sp;
   std::vector<int64_t> img, cols, kernel, stride, dil, pad;
-  int64_t img_size, col_size, k_size;
+  int64_t img_size, col_size, k_size, line, lines;
 };
 
 ConvGeom conv_geom(const Node& n, const Shape& img, const Shape& cols, const Shape& w) {
@@ -64,27 +66,38 @@ ConvGeom conv_geom(const Node& n, const Shape& img, const Shape& cols, const Sha
   g.img_size = numel(g.img);
   g.col_size = numel(g.cols);
   g.k_size = numel(g.kernel);
+  g.line = g.cols.back();
+  g.lines = g.col_size / g.line;
   return g;
 }
 
-// For every (channel c, kernel offset k) row and column-side position p, calls
-// f(row, p, image offset) for positions inside the image. Rows [r0, r1) of channels*k_size.
-// The innermost spatial dim is walked in a plain loop so the common 2-D case stays fast.
+// Lines per chunk so that a column matrix of `rows` rows stays under ~64 MB.
+int64_t lines_per_chunk(const ConvGeom& g, int64_t rows) {
+  constexpr int64_t kChunkFloats = int64_t(1) << 24;
+  return std::max<int64_t>(1, kChunkFloats / std::max<int64_t>(1, rows * g.line));
+}
+
+// For every (channel c, kernel offset k) row in [r0, r1) of channels*k_size and every
+// column-side position p in lines [q0, q1), calls f(row, p - q0*line, image offset) where the
+// tap falls inside the image.
 template <typename F>
-void for_each_tap(const ConvGeom& g, int64_t r0, int64_t r1, F f) {
+void for_each_tap(const ConvGeom& g, int64_t r0, int64_t r1, int64_t q0, int64_t q1, F f) {
   const int last = g.sp - 1;
   const std::vector<int64_t> img_st = strides_of(g.img);
-  std::vector<int64_t> outer_cols(g.cols.begin(), g.cols.end() - 1);
+  const std::vector<int64_t> outer_cols(g.cols.begin(), g.cols.end() - 1);
   for (int64_t r = r0; r < r1; r++) {
     const int64_t ch = r / g.k_size;
-    std::vector<int64_t> k(g.sp);
+    std::vector<int64_t> k(g.sp), p(g.sp - 1);
     for (int64_t rem = r % g.k_size, d = g.sp - 1; d >= 0; d--) {
       k[d] = rem % g.kernel[d];
       rem /= g.kernel[d];
     }
-    std::vector<int64_t> p(g.sp - 1, 0);
-    int64_t pbase = 0;  // column offset of the start of the current innermost row
-    do {
+    for (int64_t rem = q0, d = g.sp - 2; d >= 0; d--) {
+      p[d] = rem % outer_cols[d];
+      rem /= outer_cols[d];
+    }
+    const int64_t s = g.stride[last], o = k[last] * g.dil[last] - g.pad[last];
+    for (int64_t q = q0; q < q1; q++, next_index(p, outer_cols)) {
       int64_t img_off = ch * g.img_size;
       bool inside = true;
       for (int d = 0; d < last; d++) {
@@ -92,26 +105,38 @@ void for_each_tap(const ConvGeom& g, int64_t r0, int64_t r1, F f) {
         inside = inside && i >= 0 && i < g.img[d];
         img_off += i * img_st[d];
       }
-      if (inside) {
-        const int64_t s = g.stride[last], o = k[last] * g.dil[last] - g.pad[last];
-        for (int64_t q = 0; q < g.cols[last]; q++) {
-          const int64_t i = q * s + o;
-          if (i >= 0 && i < g.img[last]) f(r, pbase + q, img_off + i);
-        }
+      if (!inside) continue;
+      const int64_t pbase = (q - q0) * g.line;
+      for (int64_t x = 0; x < g.line; x++) {
+        const int64_t i = x * s + o;
+        if (i >= 0 && i < g.img[last]) f(r, pbase + x, img_off + i);
       }
-      pbase += g.cols[last];
-    } while (next_index(p, outer_cols));
+    }
   }
 }
 
-// col[(c, k), p] = image[c, p*stride + k*dil - pad] (0 outside), for channels [0, channels).
-void im2col(const ConvGeom& g, int64_t channels, const float* img, float* col) {
-  const int64_t rows = channels * g.k_size;
-  std::fill(col, col + rows * g.col_size, 0.f);
-  parallel_for(rows, (double)rows * g.col_size, [&](int64_t r0, int64_t r1) {
-    for_each_tap(g, r0, r1,
-                 [&](int64_t r, int64_t p, int64_t i) { col[r * g.col_size + p] = img[i]; });
-  });
+// col[(c, k), p] = image[c, p*stride + k*dil - pad] (0 outside) for lines [q0, q1); the
+// matrix has rows*(q1-q0)*line entries, row-major.
+void im2col(const ConvGeom& g, int64_t rows, int64_t q0, int64_t q1, const float* img,
+            std::vector<float>& col, bool parallel) {
+  const int64_t width = (q1 - q0) * g.line;
+  col.assign(rows * width, 0.f);
+  auto fill = [&](int64_t r0, int64_t r1) {
+    for_each_tap(g, r0, r1, q0, q1,
+                 [&](int64_t r, int64_t p, int64_t i) { col[r * width + p] = img[i]; });
+  };
+  if (parallel)
+    parallel_for(rows, (double)rows * width, fill);
+  else
+    fill(0, rows);
+}
+
+// Whole-node work beyond 2^40 multiply-adds (minutes to hours here) is refused rather than
+// run: only a malformed model gets there, and constant folding must not hang on it.
+void check_work(const EvalCtx& c, double macs) {
+  if (macs > std::ldexp(1.0, 40))
+    TLM_NODE_ERROR(c.node) << "needs " << macs
+                           << " multiply-adds, too many for the reference interpreter";
 }
 
 bool is_pointwise(const ConvGeom& g) {
@@ -133,6 +158,7 @@ Tensor pool(const EvalCtx& c, bool is_max) {
   const std::vector<int64_t> outs(c.out_shape.begin() + 2, c.out_shape.end());
   const std::vector<int64_t> img_st = strides_of(img);
   const int64_t img_size = numel(img), out_size = numel(outs), planes = xs[0] * xs[1];
+  check_work(c, (double)planes * out_size * numel(kernel));
   const float* x = c.in[0]->data<float>();
   float* y = out.data<float>();
   parallel_for(planes, (double)planes * out_size * numel(kernel), [&](int64_t b, int64_t e) {
@@ -190,28 +216,30 @@ Tensor eval_Conv(const EvalCtx& c) {
   float* y = out.data<float>();
   for (int64_t i = 0; i < N * cout; i++)
     std::fill(y + i * g.col_size, y + (i + 1) * g.col_size, bias ? bias[i % cout] : 0.f);
+  check_work(c, (double)N * cout * kc * g.col_size);
   const bool pointwise = is_pointwise(g);
-  // One (image, group) pair: im2col then Y_g[cout_g, P] += W_g[cout_g, kc] * col[kc, P].
+  const int64_t chunk = lines_per_chunk(g, kc);
+  // One (image, group) pair, a chunk of output lines at a time: im2col, then
+  // Y_g[cout_g, chunk] += W_g[cout_g, kc] * col[kc, chunk].
   auto run = [&](int64_t n, int64_t gi, std::vector<float>& col, bool inner_parallel) {
     const float* img = x + (n * cin + gi * cin_g) * g.img_size;
-    const float* b = img;
-    if (!pointwise) {
-      col.resize(kc * g.col_size);
-      if (inner_parallel) {
-        im2col(g, cin_g, img, col.data());
-      } else {
-        std::fill(col.begin(), col.end(), 0.f);
-        for_each_tap(g, 0, kc,
-                     [&](int64_t r, int64_t p, int64_t i) { col[r * g.col_size + p] = img[i]; });
-      }
-      b = col.data();
-    }
     const float* wg = w + gi * cout_g * kc;
     float* yg = y + (n * cout + gi * cout_g) * g.col_size;
-    if (inner_parallel)
-      gemm_parallel(cout_g, g.col_size, kc, wg, kc, b, g.col_size, yg, g.col_size);
-    else
-      gemm_acc(cout_g, g.col_size, kc, wg, kc, b, g.col_size, yg, g.col_size);
+    for (int64_t q0 = 0; q0 < g.lines; q0 += chunk) {
+      const int64_t q1 = std::min(g.lines, q0 + chunk), width = (q1 - q0) * g.line;
+      const float* b = img + q0 * g.line;  // a pointwise conv reads X as the column matrix
+      int64_t ldb = g.col_size;
+      if (!pointwise) {
+        im2col(g, kc, q0, q1, img, col, inner_parallel);
+        b = col.data();
+        ldb = width;
+      }
+      float* yc = yg + q0 * g.line;
+      if (inner_parallel)
+        gemm_parallel(cout_g, width, kc, wg, kc, b, ldb, yc, g.col_size);
+      else
+        gemm_acc(cout_g, width, kc, wg, kc, b, ldb, yc, g.col_size);
+    }
   };
   const int64_t pairs = N * group;
   if (pairs >= 8) {  // many small problems (depthwise, batches): one pair per task
@@ -241,23 +269,28 @@ Tensor eval_ConvTranspose(const EvalCtx& c) {
   float* y = out.data<float>();
   for (int64_t i = 0; i < N * cout; i++)
     std::fill(y + i * g.img_size, y + (i + 1) * g.img_size, bias ? bias[i % cout] : 0.f);
-  std::vector<float> wt(rows * cin_g), col(rows * g.col_size);
+  check_work(c, (double)N * group * rows * cin_g * g.col_size);
+  const int64_t chunk = lines_per_chunk(g, rows);
+  std::vector<float> wt(rows * cin_g), col;
   for (int64_t gi = 0; gi < group; gi++) {
     // W_g is [cin_g, rows]; transpose it so the column matrix is one gemm: col = W_g^T * X_g.
     const float* wg = w + gi * cin_g * rows;
     for (int64_t ci = 0; ci < cin_g; ci++)
       for (int64_t r = 0; r < rows; r++) wt[r * cin_g + ci] = wg[ci * rows + r];
     for (int64_t n = 0; n < N; n++) {
-      std::fill(col.begin(), col.end(), 0.f);
       const float* xg = x + (n * cin + gi * cin_g) * g.col_size;
-      gemm_parallel(rows, g.col_size, cin_g, wt.data(), cin_g, xg, g.col_size, col.data(),
-                    g.col_size);
-      // col2im: scatter-add each row into its output channel; channels split across threads.
       float* yg = y + (n * cout + gi * cout_g) * g.img_size;
-      parallel_for(cout_g, (double)rows * g.col_size, [&](int64_t b, int64_t e) {
-        for_each_tap(g, b * g.k_size, e * g.k_size,
-                     [&](int64_t r, int64_t p, int64_t i) { yg[i] += col[r * g.col_size + p]; });
-      });
+      for (int64_t q0 = 0; q0 < g.lines; q0 += chunk) {
+        const int64_t q1 = std::min(g.lines, q0 + chunk), width = (q1 - q0) * g.line;
+        col.assign(rows * width, 0.f);
+        gemm_parallel(rows, width, cin_g, wt.data(), cin_g, xg + q0 * g.line, g.col_size,
+                      col.data(), width);
+        // col2im: scatter-add each row into its output channel; channels split across threads.
+        parallel_for(cout_g, (double)rows * width, [&](int64_t b, int64_t e) {
+          for_each_tap(g, b * g.k_size, e * g.k_size, q0, q1,
+                       [&](int64_t r, int64_t p, int64_t i) { yg[i] += col[r * width + p]; });
+        });
+      }
     }
   }
   return out;
@@ -279,6 +312,7 @@ Tensor eval_Gemm(const EvalCtx& c) {
       for (int64_t j = 0; j < cc; j++) v[j * r + i] = t.data<float>()[i * cc + j];
     return v;
   };
+  check_work(c, (double)M * N * K);
   const std::vector<float> a = plain(*c.in[0], ta), b = plain(*c.in[1], tb);
   std::vector<float> acc(M * N, 0.f);
   gemm_parallel(M, N, K, a.data(), K, b.data(), N, acc.data(), N);
@@ -316,6 +350,7 @@ Tensor eval_MatMul(const EvalCtx& c) {
     if (db != 1) bst[d] = bb_st[d - (r - bb.size())];
   }
   const int64_t nb = numel(batch);
+  check_work(c, (double)nb * M * N * K);
   auto operands = [&](int64_t bi, const float** pa, const float** pb) {
     int64_t oa = 0, ob = 0;
     for (int d = (int)r - 1; d >= 0; d--) {

@@ -33,6 +33,9 @@ struct SliceDim {
 // ONNX Slice semantics for one dimension of size `dim` (>= 0); step != 0.
 inline SliceDim resolve_slice(int64_t dim, int64_t start, int64_t end, int64_t step) {
   auto clamp = [](int64_t v, int64_t lo, int64_t hi) { return v < lo ? lo : (v > hi ? hi : v); };
+  SliceDim s;
+  s.step = step;
+  if (dim == 0) return s;  // nothing to read (the clamping below assumes dim >= 1)
   if (start < 0) start += dim;
   if (end < 0) end += dim;
   if (step > 0) {
@@ -42,9 +45,7 @@ inline SliceDim resolve_slice(int64_t dim, int64_t start, int64_t end, int64_t s
     start = clamp(start, 0, dim - 1);
     end = clamp(end, -1, dim - 1);
   }
-  SliceDim s;
   s.start = start;
-  s.step = step;
   int64_t diff = end - start;  // both in [-1, dim]: cannot overflow
   // max(0, ceil(diff / step)), written so that |step| up to 2^63 cannot overflow.
   if (step > 0)

@@ -105,6 +105,15 @@ Tensor unary_num(const EvalCtx& c, F f) {
   return unary_as<float>(c, f);
 }
 
+// f(a, b) for floats; for int64 computed on uint64 (wrapping) and cast back.
+template <typename T, typename F>
+T wrap(T a, T b, F f) {
+  if constexpr (std::is_integral_v<T>)
+    return (T)f((uint64_t)a, (uint64_t)b);
+  else
+    return f(a, b);
+}
+
 template <typename R, typename S>
 R convert(S v) {
   if constexpr (std::is_same_v<R, bool>) {
@@ -141,14 +150,16 @@ void convert_from(const Tensor& src, Tensor& dst) {
 
 }  // namespace
 
+// Integer +, -, * wrap around (two's complement) instead of overflowing, which C++ leaves
+// undefined: constant folding of fuzzed models must stay well-defined.
 Tensor eval_Add(const EvalCtx& c) {
-  return arith(c, [](auto a, auto b) { return a + b; });
+  return arith(c, [](auto a, auto b) { return wrap(a, b, [](auto x, auto y) { return x + y; }); });
 }
 Tensor eval_Sub(const EvalCtx& c) {
-  return arith(c, [](auto a, auto b) { return a - b; });
+  return arith(c, [](auto a, auto b) { return wrap(a, b, [](auto x, auto y) { return x - y; }); });
 }
 Tensor eval_Mul(const EvalCtx& c) {
-  return arith(c, [](auto a, auto b) { return a * b; });
+  return arith(c, [](auto a, auto b) { return wrap(a, b, [](auto x, auto y) { return x * y; }); });
 }
 Tensor eval_Div(const EvalCtx& c) {
   return arith(c, [&](auto a, auto b) {
@@ -231,10 +242,13 @@ Tensor eval_Relu(const EvalCtx& c) {
   return unary_num(c, [](auto x) { return x > 0 ? x : decltype(x)(0); });
 }
 Tensor eval_Neg(const EvalCtx& c) {
-  return unary_num(c, [](auto x) { return -x; });
+  return unary_num(
+      c, [](auto x) { return wrap(decltype(x)(0), x, [](auto a, auto b) { return a - b; }); });
 }
 Tensor eval_Abs(const EvalCtx& c) {
-  return unary_num(c, [](auto x) { return x < 0 ? -x : x; });
+  return unary_num(c, [](auto x) {
+    return x < 0 ? wrap(decltype(x)(0), x, [](auto a, auto b) { return a - b; }) : x;
+  });
 }
 Tensor eval_Reciprocal(const EvalCtx& c) {
   return unary_f32(c, [](float x) { return 1.0f / x; });

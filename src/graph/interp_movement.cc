@@ -105,6 +105,7 @@ Tensor eval_Concat(const EvalCtx& c) {
   int64_t offset = 0;  // elements along `axis` written so far
   for (const Tensor* t : c.in) {
     const int64_t chunk = t->shape()[axis] * inner;
+    if (chunk == 0) continue;  // empty input: nothing to copy (and raw() may be null)
     for (int64_t o = 0; o < outer; o++)
       std::memcpy(out.raw() + ((o * s[axis] + offset) * inner) * es, t->raw() + o * chunk * es,
                   chunk * es);
@@ -127,6 +128,7 @@ Tensor eval_Gather(const EvalCtx& c) {
     if (idx[k] < -n || idx[k] >= n)
       TLM_NODE_ERROR(c.node) << "index " << idx[k] << " is out of range for axis " << axis
                              << " of extent " << n;
+  if (inner == 0) return out;  // empty slices: nothing to copy (and raw() may be null)
   for (int64_t o = 0; o < outer; o++)
     for (int64_t k = 0; k < count; k++) {
       const int64_t i = idx[k] < 0 ? idx[k] + n : idx[k];

@@ -55,9 +55,11 @@ Tensor reduce(const EvalCtx& c, bool mean) {
     float* o = out.data<float>();
     for (size_t i = 0; i < acc.size(); i++) o[i] = (float)(mean ? acc[i] / count : acc[i]);
   } else {
-    std::vector<int64_t> acc = reduce_sum<int64_t, int64_t>(*c.in[0], axes, &count);
+    // Summed on uint64 so that overflow wraps instead of being undefined.
+    std::vector<uint64_t> acc = reduce_sum<int64_t, uint64_t>(*c.in[0], axes, &count);
     int64_t* o = out.data<int64_t>();
-    for (size_t i = 0; i < acc.size(); i++) o[i] = mean && count ? acc[i] / count : acc[i];
+    for (size_t i = 0; i < acc.size(); i++)
+      o[i] = mean && count ? (int64_t)acc[i] / count : (int64_t)acc[i];
   }
   return out;
 }

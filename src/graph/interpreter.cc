@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cmath>
 #include <cstdlib>
 #include <exception>
 #include <mutex>
@@ -153,6 +154,11 @@ std::vector<Tensor> evaluate_node(const Graph& g, const Node& node,
         << node.name << ": input " << k << " does not match value " << v.name;
   }
   const Value& out = g.value(node.outputs.at(0));
+  // Shape inference admits up to 2^40 elements; materializing more than 4 GB here only
+  // happens for malformed models (e.g. a constant Expand to a huge shape during folding).
+  if ((double)numel(out.shape) * dtype_size(out.dtype) > std::ldexp(1.0, 32))
+    TLM_NODE_ERROR(node) << "output " << dtype_name(out.dtype) << shape_str(out.shape)
+                         << " is too large for the reference interpreter (over 4 GB)";
   EvalCtx c{node, inputs, out.dtype, out.shape};
   Tensor t = kEvalRows[(int)node.op](c);
   TLM_CHECK(t.dtype() == out.dtype && t.shape() == out.shape)
