@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "frontend/tensor_proto.h"
+#include "graph/shape_infer.h"
 
 namespace tlm {
 namespace frontend {
@@ -259,11 +260,45 @@ bool NodeContext::has_output(int i) const {
   return i >= 0 && i < proto.output_size() && !proto.output(i).empty();
 }
 
+// Graph::add folds a node whose inputs are all constant by evaluating it. Its output size is
+// checked first (by inferring its shape on a scratch output value), so that a hostile model
+// cannot make folding allocate terabytes: an outer-product MatMul or an Expand of constants may
+// not produce more than kMaxFoldElements, or than its inputs hold together (a Transpose or Cast
+// of a big weight is fine).
+void NodeContext::check_fold_size(const Node& probe) {
+  int64_t in_elements = 0;
+  for (ValueId in : probe.inputs) {
+    if (in == kNoValue) continue;
+    if (!g.value(in).is_constant()) return;  // not folded
+    in_elements += g.value(in).data->numel();
+  }
+  g.values.emplace_back();
+  Shape out;
+  try {
+    infer_node_shapes(g, probe);
+    out = g.values.back().shape;
+  } catch (...) {
+    g.values.pop_back();
+    throw;
+  }
+  g.values.pop_back();
+  const int64_t n = numel(out);  // shape inference bounds it by 2^40
+  TLM_USER_CHECK(n <= std::max(kMaxFoldElements, in_elements))
+      << where() << "folding this node on constant inputs would create a constant of shape "
+      << shape_str(out) << " (" << n << " elements); that is too large";
+}
+
 ValueId NodeContext::add(Op op, std::vector<ValueId> inputs, Attrs attrs,
                          const std::string& suffix) {
   while (!inputs.empty() && inputs.back() == kNoValue) inputs.pop_back();
-  ValueId v =
-      g.add(op, std::move(inputs), std::move(attrs), suffix.empty() ? name : name + "/" + suffix);
+  Node probe;
+  probe.op = op;
+  probe.name = suffix.empty() ? name : name + "/" + suffix;
+  probe.inputs = std::move(inputs);
+  probe.attrs = std::move(attrs);
+  probe.outputs = {(ValueId)g.values.size()};  // the scratch value check_fold_size appends
+  check_fold_size(probe);
+  ValueId v = g.add(op, std::move(probe.inputs), std::move(probe.attrs), probe.name);
   created_.insert(v);
   return v;
 }

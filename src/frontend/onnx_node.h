@@ -6,7 +6,7 @@
 //   NodeContext  one ONNX node being converted: validated attribute getters, inputs resolved to
 //                values, constant inputs read as tensors ("dynamic ... not supported" otherwise),
 //                axis normalisation, overflow-checked arithmetic, and add()/set_output() to emit
-//                canonical nodes
+//                canonical nodes (add() refuses to fold constants into huge tensors)
 //   OnnxOpRow    one row per ONNX operator: converter, input/output arity, which inputs must be
 //                constant. The rows live in onnx_ops_{nn,math,shape}.cc.
 //
@@ -27,6 +27,10 @@
 
 namespace tlm {
 namespace frontend {
+
+// Constants created by folding (or materialised by the importer: ConstantOfShape) are capped at
+// this many elements unless their inputs are already as large.
+constexpr int64_t kMaxFoldElements = int64_t(1) << 26;
 
 class Scope {
  public:
@@ -117,6 +121,7 @@ class NodeContext {
   bool all_outputs_handled() const;
 
  private:
+  void check_fold_size(const Node& probe);
   const onnx::AttributeProto* find_attr(const char* attr) const;
   const onnx::AttributeProto& typed_attr(const char* attr, int type) const;
 

@@ -210,6 +210,34 @@ TEST(BadInput, HugeShapesDoNotAllocate) {
             "[524288,524288] (274877906944 elements) is too large");
 }
 
+TEST(BadInput, FoldingDoesNotMakeHugeConstants) {
+  // An outer product of two constant 2^14-vectors would fold into 2^28 floats (1 GiB).
+  OnnxBuilder b(13);
+  b.init_f32("col", {1 << 14, 1}, std::vector<float>(1 << 14, 1.f));
+  b.init_f32("row", {1, 1 << 14}, std::vector<float>(1 << 14, 1.f));
+  b.node("MatMul", {"col", "row"}, {"y"}, "outer");
+  b.output("y");
+  EXPECT_EQ(import_error(b),
+            "m.onnx: node 'outer' (op 'MatMul'): folding this node on constant "
+            "inputs would create a constant of shape [16384,16384] (268435456 "
+            "elements); that is too large");
+  OnnxBuilder c(13);
+  c.init_f32("one", {}, {1.f});
+  c.init_i64("shape", {2}, {1 << 14, 1 << 14});
+  c.node("Expand", {"one", "shape"}, {"y"}, "expand");
+  c.output("y");
+  EXPECT_NE(import_error(c).find("node 'expand' (op 'Expand'): folding this node"),
+            std::string::npos);
+  // The same Expand of a runtime input is just a big node: nothing is allocated.
+  OnnxBuilder d(13);
+  d.input("one", TP::FLOAT, {1});
+  d.init_i64("shape", {2}, {1 << 14, 1 << 14});
+  d.node("Expand", {"one", "shape"}, {"y"}, "expand");
+  d.output("y");
+  Graph g = d.import();
+  EXPECT_EQ(g.value(g.outputs[0]).shape, (Shape{1 << 14, 1 << 14}));
+}
+
 TEST(BadInput, UnsupportedDtypes) {
   OnnxBuilder b(13);
   b.input("x", TP::DOUBLE, {2});

@@ -165,7 +165,9 @@ void mutate_fields(onnx::ModelProto& m, std::mt19937_64& rng) {
         a.set_ints(pick(a.ints_size()), hostile_int(rng));
       else
         a.set_i(hostile_int(rng));
-      if (rng() % 8 == 0) a.set_type((onnx::AttributeProto::AttributeType)(rng() % 16));
+      int type = (int)(rng() % 16);  // invalid codes are left to the byte mutations
+      if (rng() % 8 == 0 && onnx::AttributeProto::AttributeType_IsValid(type))
+        a.set_type((onnx::AttributeProto::AttributeType)type);
       break;
     }
     case 1: {  // an initializer's dims or data
