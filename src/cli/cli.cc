@@ -20,6 +20,7 @@ Examples:
   tlm run resnet18:image=64
   tlm run model.onnx --dim batch=1 --input x.pb --output y.pb
   tlm extract resnet50
+--threads N (before or after the subcommand) sets the worker threads.
 Exit code 0 on success, 1 on any error (bad flag, bad model, failed verification).)";
 
 void add_model_flags(CLI::App* cmd, std::string* model, std::vector<std::string>* dims,

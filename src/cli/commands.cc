@@ -1,5 +1,6 @@
 #include "cli/commands.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
@@ -28,8 +29,11 @@ std::string describe_inputs(const Graph& g) {
 }  // namespace
 
 int cmd_zoo() {
-  for (const ZooInfo& m : zoo_models()) {
-    std::printf("%-16s %-12s %s\n", m.name.c_str(), m.family.c_str(), m.description.c_str());
+  std::vector<ZooInfo> models = zoo_models();
+  int width = 0;
+  for (const ZooInfo& m : models) width = std::max(width, (int)m.name.size());
+  for (const ZooInfo& m : models) {
+    std::printf("%-*s  %-12s %s\n", width, m.name.c_str(), m.family.c_str(), m.description.c_str());
     for (const ZooParamInfo& p : m.params)
       std::printf("    %-10s default %-6lld range [%lld, %lld]  %s\n", p.name.c_str(),
                   (long long)p.def, (long long)p.min, (long long)p.max, p.help.c_str());

@@ -71,7 +71,7 @@ CompiledModel compile_model(const Graph& g, const Partition& p, const CompileOpt
 void check_model_inputs(const Graph& g, const std::vector<Tensor>& inputs);
 
 // Per-task latency table from a Timing: task id, kind, instances, median ms per instance,
-// total ms, share of the summed instance time; then the end-to-end line.
+// total ms, share of the summed instance time; then their sum.
 std::string latency_table(const Partition& p, const Timing& t);
 
 }  // namespace tlm
