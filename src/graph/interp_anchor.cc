@@ -43,6 +43,33 @@ void gemm_parallel(int64_t M, int64_t N, int64_t K, const float* A, int64_t lda,
   }
 }
 
+// The transpose of a 2-D tensor, copied in 32x32 tiles so that both sides stay in cache.
+std::vector<float> transposed(const Tensor& t) {
+  const int64_t rows = t.shape()[0], cols = t.shape()[1];
+  const float* src = t.data<float>();
+  std::vector<float> dst(rows * cols);
+  constexpr int64_t kTile = 32;
+  for (int64_t i0 = 0; i0 < rows; i0 += kTile)
+    for (int64_t j0 = 0; j0 < cols; j0 += kTile)
+      for (int64_t i = i0; i < std::min(rows, i0 + kTile); i++)
+        for (int64_t j = j0; j < std::min(cols, j0 + kTile); j++)
+          dst[j * rows + i] = src[i * cols + j];
+  return dst;
+}
+
+// sum_k a[k] * b[k], in 8 interleaved partial sums (which the compiler can vectorize without
+// reassociating; the order is fixed, so the result is deterministic).
+float dot(const float* a, const float* b, int64_t n) {
+  float part[8] = {};
+  int64_t k = 0;
+  for (; k + 8 <= n; k += 8)
+    for (int u = 0; u < 8; u++) part[u] += a[k + u] * b[k + u];
+  float sum = 0;
+  for (; k < n; k++) sum += a[k] * b[k];
+  for (int u = 0; u < 8; u++) sum += part[u];
+  return sum;
+}
+
 // Geometry shared by Conv and ConvTranspose: the "image" side has extents `img`, the "column"
 // side (the conv output, or the ConvTranspose input) has `cols`; position p on the column side
 // and kernel offset k touch image position p*stride + k*dilation - pad_begin. Column positions
@@ -303,19 +330,22 @@ Tensor eval_Gemm(const EvalCtx& c) {
   const bool ta = n.i("transA") != 0, tb = n.i("transB") != 0;
   const int64_t M = c.out_shape[0], N = c.out_shape[1];
   const int64_t K = ta ? c.in[0]->shape()[0] : c.in[0]->shape()[1];
-  // Materialize op(A) [M,K] and op(B) [K,N] row-major.
-  auto plain = [](const Tensor& t, bool trans) {
-    const int64_t r = t.shape()[0], cc = t.shape()[1];
-    std::vector<float> v(t.data<float>(), t.data<float>() + r * cc);
-    if (!trans) return v;
-    for (int64_t i = 0; i < r; i++)
-      for (int64_t j = 0; j < cc; j++) v[j * r + i] = t.data<float>()[i * cc + j];
-    return v;
-  };
   check_work(c, (double)M * N * K);
-  const std::vector<float> a = plain(*c.in[0], ta), b = plain(*c.in[1], tb);
-  std::vector<float> acc(M * N, 0.f);
-  gemm_parallel(M, N, K, a.data(), K, b.data(), N, acc.data(), N);
+  const float* a = c.in[0]->data<float>();
+  const float* b = c.in[1]->data<float>();
+  std::vector<float> at, bt, acc(M * N, 0.f);
+  if (ta) a = (at = transposed(*c.in[0])).data();
+  if (tb && M <= 8) {
+    // B is stored [N, K] (a Linear layer's weight): a few rows of A against each contiguous row
+    // of B, instead of transposing a possibly huge weight first.
+    parallel_for(N, 2.0 * M * N * K, [&](int64_t j0, int64_t j1) {
+      for (int64_t j = j0; j < j1; j++)
+        for (int64_t i = 0; i < M; i++) acc[i * N + j] = dot(a + i * K, b + j * K, K);
+    });
+  } else {
+    if (tb) b = (bt = transposed(*c.in[1])).data();
+    gemm_parallel(M, N, K, a, K, b, N, acc.data(), N);
+  }
   float* y = out.data<float>();
   const Tensor* C = c.in.size() > 2 ? c.in[2] : nullptr;
   int64_t cr = 1, cc = 1;  // C's extents broadcast over [M, N]

@@ -208,6 +208,30 @@ TEST(InterpAnchor, Gemm) {
   expect_near(floats_of(run_op(Op::Gemm, {a, b, c}, at)), {11, 14, 19, 18});
 }
 
+TEST(InterpAnchor, GemmPathsMatchLoops) {
+  // M <= 8 with transB takes the row-dot path, larger M the transpose + gemm path; K = 21 leaves
+  // a remainder after the 8-wide partial sums.
+  for (int64_t M : {3, 12}) {
+    for (int64_t ta : {0, 1}) {
+      const int64_t K = 21, N = 10;
+      Tensor a = random_tensor(DType::F32, ta ? Shape{K, M} : Shape{M, K}, 40 + M + ta);
+      Tensor b = random_tensor(DType::F32, {N, K}, 50 + M);  // transB = 1
+      Tensor c = random_tensor(DType::F32, {M, 1}, 60);
+      Attrs at = {{"alpha", 0.5f}, {"beta", 2.f}, {"transA", ta}, {"transB", int64_t(1)}};
+      Tensor y = run_op(Op::Gemm, {a, b, c}, at);
+      ASSERT_EQ(y.shape(), (Shape{M, N}));
+      for (int64_t i = 0; i < M; i++)
+        for (int64_t j = 0; j < N; j++) {
+          double acc = 0;
+          for (int64_t k = 0; k < K; k++)
+            acc += a.data<float>()[ta ? k * M + i : i * K + k] * b.data<float>()[j * K + k];
+          EXPECT_NEAR(y.data<float>()[i * N + j], 0.5 * acc + 2 * c.data<float>()[i], 1e-5)
+              << "M=" << M << " transA=" << ta;
+        }
+    }
+  }
+}
+
 TEST(InterpAnchor, MatMulBroadcastMatchesLoops) {
   Tensor a = random_tensor(DType::F32, {2, 1, 5, 7}, 21);
   Tensor b = random_tensor(DType::F32, {3, 7, 4}, 22);
