@@ -3,9 +3,11 @@
 //
 // These are naive in what they compute and only as clever as needed to verify whole models in
 // seconds: Conv is im2col + gemm_acc (C += A*B with the inner loop on contiguous output
-// columns), ConvTranspose is gemm_acc + col2im, MatMul/Gemm call gemm_acc per batch. Work is
-// split over threads with parallel_for along output rows, or along (batch, group) when there
-// are many. Pools: MaxPool pads with -inf; AveragePool divides by the window clipped to the
+// columns), built a bounded chunk of output lines at a time; ConvTranspose is gemm_acc +
+// col2im; MatMul calls gemm_acc per batch; Gemm too, except that a few rows against a
+// transposed weight [N, K] are plain dot products. Work is split over threads with
+// parallel_for along output rows, or along (batch, group) when there are many. Nodes beyond
+// 2^40 multiply-adds are refused (UserError). Pools: MaxPool pads with -inf; AveragePool divides by the window clipped to the
 // padded input (count_include_pad=1) or by its valid elements (count_include_pad=0).
 #include <algorithm>
 #include <cmath>

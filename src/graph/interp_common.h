@@ -6,7 +6,7 @@
 //                         inferred extent and the interpreted elements cannot disagree
 //  EvalCtx, EvalFn        the interpreter's per-op row signature; the rows live in interp_*.cc
 //  parallel_for()         splits a range over std::thread for the big anchors
-//  gemm_acc()             the one matrix kernel behind Conv, ConvTranspose, Gemm and MatMul
+//  gemm_acc()             the one matrix kernel behind Conv, ConvTranspose, MatMul and Gemm
 #pragma once
 
 #include <cstdint>
