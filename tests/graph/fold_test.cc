@@ -32,6 +32,12 @@ TEST(EagerFolding, ShapeChainFoldsToConstants) {
   g.mark_output(r);
   EXPECT_EQ(g.value(r).shape, (Shape{2, 12}));
   EXPECT_EQ(g.nodes.size(), 1u);  // only the Reshape of the runtime input
+  // A Reshape of the folded chain itself folds too and adds no node.
+  ValueId rc = g.add(Op::Reshape, {cat}, {{"shape", I{2, 1}}});
+  ASSERT_TRUE(g.value(rc).is_constant());
+  EXPECT_EQ(g.value(rc).data->shape(), (Shape{2, 1}));
+  EXPECT_EQ(g.value(rc).data->to_i64_vector(), (I{2, 12}));
+  EXPECT_EQ(g.nodes.size(), 1u);
   g.remove_dead();
   EXPECT_EQ(g.values.size(), 2u);  // x and the Reshape output
 }
