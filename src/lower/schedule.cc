@@ -56,23 +56,35 @@ Var parallelize_outer(Func f, const std::vector<Var>& loops, const std::vector<i
   return i == loops.size() ? cur : loops.back();
 }
 
-// compute_root, vectorized along dim 0, parallel over the outermost dim of extent > 1.
+// Largest power of two <= cap that divides extent.
+int pow2_divisor(int64_t extent, int64_t cap) {
+  int v = 1;
+  while (v * 2 <= cap && extent % (v * 2) == 0) v *= 2;
+  return v;
+}
+
+// compute_root, vectorized along dim 0, parallel over the outermost dim of extent > 1. The pure
+// definition shifts its last vector inwards; the update is vectorized only by a width that
+// divides the extent, because Halide 14 miscompiles a GuardWithIf vector tail in an update of a
+// compute_root Func (the tail is dropped and the body repeated: layernorm on [3, 4]).
 void schedule_root(Stage& st, const Halide::Target& target) {
   Func f = st.func;
   f.compute_root();
   int r = (int)st.vars.size();
   if (r == 0) return;
-  int vf = pow2_floor(st.extents[0], target.natural_vector_size(f.output_types()[0]));
+  int native = target.natural_vector_size(f.output_types()[0]);
+  int vf = pow2_floor(st.extents[0], native);
+  int vu = pow2_divisor(st.extents[0], native);
   int par = -1;
   for (int k = r - 1; k >= (vf > 1 ? 1 : 0); k--)
     if (st.extents[k] > 1) {
       par = k;
       break;
     }
-  if (vf > 1) f.vectorize(st.vars[0], vf, TailStrategy::GuardWithIf);
+  if (vf > 1) f.vectorize(st.vars[0], vf, TailStrategy::ShiftInwards);
   if (par >= 0) f.parallel(st.vars[par]);
   if (st.has_update) {
-    if (vf > 1) f.update().vectorize(st.vars[0], vf, TailStrategy::GuardWithIf);
+    if (vu > 1) f.update().vectorize(st.vars[0], vu);
     if (par >= 0) f.update().parallel(st.vars[par]);
   }
 }
@@ -88,10 +100,19 @@ void apply_default_schedule(LoweredTask& t, const Halide::Target& target) {
   const std::vector<int64_t>& e = out.extents;
   int64_t want_tasks = 4 * (int64_t)thread_count();
 
+  // The anchor is computed inside the output's tiles when the output reads it element for
+  // element: same extents, and only elementwise stages (or its own epilogue) in between. Then
+  // its region per tile is exactly the tile, so every split below divides evenly.
   Stage* anchor = nullptr;
   if (t.anchor >= 0 && t.stages[t.anchor].role == StageRole::Anchor &&
-      t.stages[t.anchor].extents == e && t.stages[t.anchor].has_update && r >= 1)
+      t.stages[t.anchor].extents == e && t.stages[t.anchor].has_update && r >= 1) {
     anchor = &t.stages[t.anchor];
+    for (size_t i = t.anchor + 1; i < t.stages.size(); i++) {
+      const Node* n = t.stages[i].node;
+      if (n != anchor->node && op_pattern(n->op) != OpPattern::Elemwise) anchor = nullptr;
+      if (!anchor) break;
+    }
+  }
   for (size_t i = 0; i + 1 < t.stages.size(); i++) {
     Stage& st = t.stages[i];
     if ((st.has_update && &st != anchor) || st.role == StageRole::Pad) schedule_root(st, target);

@@ -196,6 +196,12 @@ std::vector<Builder> reduction_cases() {
          return g.add(Op::LayerNormalization, {in(g, {2, 5, 16}), in(g, {16}), in(g, {16})},
                       {{"axis", I(2)}, {"epsilon", F(1e-5f)}});
        }},
+      {"layernorm_2d_rows3",  // Reused stages of extent 3: a vector tail
+       [](Graph& g) {
+         return g.add(Op::LayerNormalization, {in(g, {3, 4}), in(g, {4}), in(g, {4})},
+                      {{"axis", I(1)}, {"epsilon", F(1e-5f)}});
+       }},
+      {"softmax_rows5", softmax({5, 4}, 1)},
       {"layernorm_axis1_nobias",
        [](Graph& g) {
          return g.add(Op::LayerNormalization, {in(g, {2, 3, 4}), in(g, {3, 4})},

@@ -110,6 +110,11 @@ std::vector<Builder> fused_cases() {
          return g.add(Op::Add, {e, in(g, {7, 16})});
        },
        {{1, {-50, 50}}}},
+      {"matmul_then_transpose",  // not elementwise after the anchor: no tiling through it
+       [](Graph& g) {
+         ValueId y = g.add(Op::MatMul, {in(g, {16, 13}), in(g, {13, 16})});
+         return g.add(Op::Transpose, {g.add(Op::Relu, {y})}, {{"perm", Is({1, 0})}});
+       }},
       // Odd extents, rank 0, rank 5.
       {"extents_1_7_13",
        [](Graph& g) {
