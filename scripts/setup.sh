@@ -10,7 +10,7 @@ PACKAGES=(
   libonnx-dev libonnx-testdata # ONNX C++ library (protobuf) and its operator test cases
   libprotobuf-dev protobuf-compiler
   libtorch-dev                 # libtorch: the language model (later stages) and a benchmark peer
-  libxgboost-dev               # the cost model of the evolutionary search baseline
+  libxgboost-dev xgboost       # cost model of the evolutionary search (its CMake config needs both)
   libcli11-dev nlohmann-json3-dev libgtest-dev libbenchmark-dev
   python3-torch python3-torchvision python3-onnx  # only for the zoo's torchvision parity test
 )
