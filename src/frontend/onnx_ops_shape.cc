@@ -1,11 +1,12 @@
 // ONNX -> canonical converters for data movement and constants: Reshape, Flatten, Transpose,
 // Squeeze, Unsqueeze, Concat, Slice, Split, Gather, Expand, Shape, Constant, ConstantOfShape,
-// Identity, Dropout. Constant inputs that ONNX passes at runtime (shapes, axes, slice bounds,
+// Identity, Dropout, no-op Pad. Constant inputs that ONNX passes at runtime (shapes, axes, slice bounds,
 // split sizes) become attributes resolved against the static input shape: Reshape's 0 and -1,
 // Slice's clamped per-dimension bounds, Expand's full broadcast shape. Split becomes one Slice
 // per output; Shape, Constant and ConstantOfShape become constants; Identity and Dropout alias.
 #include <algorithm>
 #include <cstring>
+#include <limits>
 
 #include "frontend/onnx_node.h"
 #include "frontend/tensor_proto.h"
@@ -337,6 +338,21 @@ void convert_dropout(NodeContext& c) {
   c.forbid_output(1, "Dropout's mask output is not supported (tlm imports inference graphs)");
 }
 
+// Pad is supported only where it changes nothing: torch exports AvgPool2d(count_include_pad)
+// as a Pad of all-zero pads before the AveragePool (DenseNet's transitions). Real padding has no
+// canonical op yet and is refused, naming the attribute.
+void convert_pad(NodeContext& c) {
+  ValueId x = c.input(0);
+  const std::string mode = c.attr_string("mode", "constant");
+  std::vector<int64_t> pads =
+      c.opset >= 11 ? c.const_ints(1, "Pad pads", 2 * 64) : c.attr_ints("pads", {});
+  c.check_list("pads", pads, 2 * (size_t)c.rank(x), std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max());
+  for (int64_t p : pads)
+    if (p != 0) c.unsupported_attr("pads", shape_str(pads) + " (only all-zero Pads are supported)");
+  (void)mode;  // with all-zero pads, every mode is the identity
+  c.set_output(0, x);
+}
+
 }  // namespace
 
 const std::vector<OnnxOpRow>& shape_op_rows() {
@@ -357,6 +373,7 @@ const std::vector<OnnxOpRow>& shape_op_rows() {
       {"ConstantOfShape", convert_constant_of_shape, 1, 1, 1, 0b1},
       {"Identity", convert_identity, 1, 1, 1, 0},
       {"Dropout", convert_dropout, 1, 3, 2, 0b100},
+      {"Pad", convert_pad, 1, 4, 1, 0b110},
   };
   return rows;
 }

@@ -391,6 +391,33 @@ TEST(ImportAlias, IdentityAndDropoutAliasTheirInput) {
   EXPECT_EQ(g.value(g.outputs[1]).name, "r");
 }
 
+// torch exports AvgPool2d(count_include_pad=True) as a Pad of zeros before AveragePool.
+TEST(ImportAlias, ZeroPadAliasesAndRealPadIsRefused) {
+  OnnxBuilder b(13);
+  b.input("x", TP::FLOAT, {1, 2, 4, 4});
+  b.init_i64("zeros", {8}, {0, 0, 0, 0, 0, 0, 0, 0});
+  b.init_i64("ones", {8}, {0, 0, 1, 1, 0, 0, 1, 1});
+  b.node("Pad", {"x", "zeros"}, {"p"}, "pad0");
+  b.node("Relu", {"p"}, {"y"}, "relu");
+  b.output("y");
+  Graph g = b.import();
+  ASSERT_EQ(g.nodes.size(), 1u);
+  EXPECT_EQ(g.nodes[0].inputs[0], g.inputs[0]);
+
+  OnnxBuilder bad(13);
+  bad.input("x", TP::FLOAT, {1, 2, 4, 4});
+  bad.init_i64("ones", {8}, {0, 0, 1, 1, 0, 0, 1, 1});
+  bad.node("Pad", {"x", "ones"}, {"y"}, "pad1");
+  bad.output("y");
+  try {
+    bad.import();
+    FAIL() << "a real Pad imported";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("node 'pad1' (op 'Pad')"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("attribute pads="), std::string::npos) << e.what();
+  }
+}
+
 TEST(ImportAlias, OldDropoutAndSingleInputMax) {
   OnnxBuilder b(11);
   b.input("x", TP::FLOAT, {3});
