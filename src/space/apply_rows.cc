@@ -68,10 +68,16 @@ void schedule_reduction(Stage& S, const SpaceStage& st, const StagePlan& sp, con
   Var vo(nm("d", v, "vo")), vi(nm("d", v, "vi")), uvo(nm("d", v, "uvo")), uvi(nm("d", v, "uvi"));
   if (v >= 0) {
     f.split(S.vars[v], vo, vi, st.lanes, TailStrategy::GuardWithIf).vectorize(vi);
-    u.split(S.vars[v], uvo, uvi, st.lanes, TailStrategy::GuardWithIf);
-    std::vector<VarOrRVar> order = {uvi};
+    // The vector innermost (inside the reduction loops in the update); its outer part keeps
+    // the var's place, so the outermost var stays outermost for parallel.
+    std::vector<VarOrRVar> init_order = {vi}, order = {uvi};
     for (int j = 0; j < nr; j++) order.push_back(S.rdom[j]);
-    order.push_back(uvo);
+    for (int i = 0; i < (int)S.vars.size(); i++) {
+      init_order.push_back(i == v ? vo : S.vars[i]);
+      order.push_back(i == v ? uvo : S.vars[i]);
+    }
+    f.reorder(init_order);
+    u.split(S.vars[v], uvo, uvi, st.lanes, TailStrategy::GuardWithIf);
     u.reorder(order).vectorize(uvi);
   } else if (sp.rfactor > 0) {
     RVar ro("r0_o"), ri("r0_i");

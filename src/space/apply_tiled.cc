@@ -40,8 +40,7 @@ class FirstCall : public Halide::Internal::IRVisitor {
  protected:
   using IRVisitor::visit;
   void visit(const Call* op) override {
-    if (!found && op->name == name_ &&
-        (op->call_type == Call::Halide || op->call_type == Call::Image)) {
+    if (!found && op->name == name_ && op->call_type == Call::Halide) {
       args = op->args;
       found = true;
     }
@@ -153,8 +152,12 @@ void emit_tiled(LoweredTask& t, const TaskSpace& space, const Plan& plan) {
     for (int i = 0; i < n; i++)
       if (i != v) storage.push_back(A.vars[i]);
     acc.reorder_storage(storage);
+    // The initialization too runs with the vector innermost.
     Var vo(nm("d", v, "vo")), vi(nm("d", v, "vi"));
     acc.split(A.vars[v], vo, vi, (int)w, TailStrategy::GuardWithIf).vectorize(vi);
+    std::vector<VarOrRVar> init_order = {vi};
+    for (int i = 0; i < n; i++) init_order.push_back(i == v ? vo : A.vars[i]);
+    acc.reorder(init_order);
   }
   Halide::Stage u = acc.update();
   std::vector<std::vector<Var>> al(n, std::vector<Var>(3));
@@ -227,7 +230,7 @@ void emit_tiled(LoweredTask& t, const TaskSpace& space, const Plan& plan) {
       wrapper = f.in(acc);
     } else {
       Halide::ImageParam& ip = t.inputs.at(operand.input);
-      name = ip.name();
+      name = Halide::Func(ip).name();
       wrapper = ip.in(acc);
     }
     if (rooted)

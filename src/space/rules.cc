@@ -44,9 +44,7 @@ class CallCollector : public Halide::Internal::IRVisitor {
  protected:
   using IRVisitor::visit;
   void visit(const Call* op) override {
-    bool func = op->call_type == Call::Halide;
-    bool image = op->call_type == Call::Image && op->param.defined();
-    if ((func || image) && std::find(names.begin(), names.end(), op->name) == names.end())
+    if (op->call_type == Call::Halide && std::find(names.begin(), names.end(), op->name) == names.end())
       names.push_back(op->name);
     IRVisitor::visit(op);
   }
@@ -188,10 +186,15 @@ TaskSpace build_space(const LoweredTask& task, const HardwareInfo& hw) {
     for (const std::string& callee : callees(task.stages[task.anchor].func, true)) {
       SpaceOperand op;
       op.name = stable_name(callee);
+      const Graph& g = task.sub.graph;
       auto it = stage_of.find(callee);
       if (it != stage_of.end()) op.stage = it->second;
+      // An ImageParam is called through its Func ("<name>_im").
       for (size_t j = 0; j < task.inputs.size(); j++)
-        if (task.inputs[j].name() == callee) op.input = (int)j;
+        if (Halide::Func(task.inputs[j]).name() == callee) {
+          op.input = (int)j;
+          op.name = g.value(g.inputs.at(j)).name;
+        }
       if (op.stage >= 0 || op.input >= 0) space.stages[task.anchor].operands.push_back(op);
     }
     tiled_anchor_slots(&space);

@@ -1,0 +1,222 @@
+// The space's contracts: deterministic replay, next_options as the single source of validity
+// (never empty along sampled prefixes; is_valid_program accepts samples and rejects tampering),
+// the fast hand-written structures are points of the space, space sizes of zoo tasks, and the
+// timing helper.
+#include <regex>
+#include <set>
+
+#include "space/space_cases.h"
+
+namespace tlm::testing_space {
+namespace {
+
+using V = std::vector<int64_t>;
+
+// Halide appends "$n" to repeated Func names (and the loop-nest printer cuts names at the '$',
+// so an rfactor intermediate "f$3_intm" prints as "f"); two lowerings differ only there.
+std::string normalized_nest(const LoweredTask& t) {
+  return std::regex_replace(loop_nest_str(t), std::regex("([$_][0-9]+)?(_intm)|\\$[0-9]+"), "");
+}
+
+Subgraph single_task(Graph g) {
+  Partition p = partition_graph(g);
+  EXPECT_EQ(p.tasks.size(), 1u);
+  return p.tasks.at(0).sub;
+}
+
+Subgraph matmul_task(int64_t m, int64_t k, int64_t n) {
+  Graph g;
+  ValueId a = g.add_input("a", DType::F32, {m, k});
+  g.mark_output(g.add(Op::MatMul, {a, weight(g, {k, n}, 3)}));
+  return single_task(std::move(g));
+}
+
+Subgraph resnet_conv3x3_task() {
+  Graph g;
+  ValueId x = g.add_input("x", DType::F32, {1, 64, 56, 56});
+  ValueId y = g.add(Op::Conv, {x, weight(g, {64, 64, 3, 3}, 4)},
+                    {{"strides", V{1, 1}}, {"dilations", V{1, 1}}, {"pads", V{1, 1, 1, 1}},
+                     {"group", int64_t(1)}});
+  g.mark_output(g.add(Op::Relu, {y}));
+  return single_task(std::move(g));
+}
+
+TEST(Space, ReplayIsDeterministic) {
+  HardwareInfo hw = detect_hardware();
+  std::mt19937_64 rng(7);
+  int compared = 0;
+  for (const TaskCase& c : representative_tasks(hw)) {
+    SCOPED_TRACE(c.name);
+    LoweredTask probe = lower_subgraph(c.sub);
+    TaskSpace space = build_space(probe, hw);
+    Program p = sample_program(space, rng), q = sample_program(space, rng);
+    LoweredTask t1 = lower_subgraph(c.sub), t2 = lower_subgraph(c.sub), t3 = lower_subgraph(c.sub);
+    apply_program(t1, space, p);
+    apply_program(t2, space, p);
+    std::string n1 = normalized_nest(t1);
+    EXPECT_EQ(n1, normalized_nest(t2));
+    if (!(p == q)) {
+      apply_program(t3, space, q);
+      // Not a requirement for every pair, but sampled pairs of rich spaces do differ.
+      if (space.log10_size > 3) {
+        EXPECT_NE(n1, normalized_nest(t3)) << program_str(space, p);
+      }
+    }
+    // The space itself is a function of the task.
+    TaskSpace again = build_space(lower_subgraph(c.sub), hw);
+    ASSERT_EQ(again.slots.size(), space.slots.size());
+    for (size_t k = 0; k < space.slots.size(); k++)
+      EXPECT_EQ(slot_header(again.slots[k]), slot_header(space.slots[k]));
+    compared++;
+  }
+  EXPECT_GE(compared, 18);
+}
+
+TEST(Space, NextOptionsIsTheSourceOfValidity) {
+  HardwareInfo hw = detect_hardware();
+  std::mt19937_64 rng(11);
+  std::set<StepKind> kinds;
+  for (const TaskCase& c : representative_tasks(hw)) {
+    SCOPED_TRACE(c.name);
+    TaskSpace space = build_space(lower_subgraph(c.sub), hw);
+    ASSERT_FALSE(space.slots.empty());
+    size_t n = program_length(space);
+    for (int k = 0; k < 20; k++) {
+      Program p;
+      while (p.values.size() < n) {
+        V opts = next_options(space, p.values);
+        ASSERT_FALSE(opts.empty()) << "empty options after " << p.values.size() << " values";
+        std::set<int64_t> uniq(opts.begin(), opts.end());
+        ASSERT_EQ(uniq.size(), opts.size()) << "duplicate options";
+        p.values.push_back(opts[rng() % opts.size()]);
+      }
+      EXPECT_TRUE(next_options(space, p.values).empty());
+      EXPECT_TRUE(is_valid_program(space, p));
+      // Tampering: one value replaced by something never offered, a value dropped, one added.
+      size_t pos = rng() % n;
+      Program bad = p;
+      bad.values[pos] = 1000003;
+      EXPECT_FALSE(is_valid_program(space, bad));
+      Program shorter = p;
+      shorter.values.pop_back();
+      EXPECT_FALSE(is_valid_program(space, shorter));
+      Program longer = p;
+      longer.values.push_back(1);
+      EXPECT_FALSE(is_valid_program(space, longer));
+    }
+    for (const Slot& s : space.slots) kinds.insert(s.kind);
+  }
+  EXPECT_EQ((int)kinds.size(), kStepKindCount) << "every step kind is used by some task";
+}
+
+TEST(Space, TileFactorsAreDivisorChainsAndOfferTheVectorWidth) {
+  HardwareInfo hw = detect_hardware();
+  Subgraph sub = matmul_task(64, 48, 96);
+  TaskSpace space = build_space(lower_subgraph(sub), hw);
+  ASSERT_EQ(space.rule, SpaceRule::TiledAnchor);
+  ASSERT_EQ(space.slots[0].kind, StepKind::Tile);
+  EXPECT_EQ(space.slots[0].extent, 96);  // d0: the columns, innermost
+  EXPECT_EQ(next_options(space, {}), (V{1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 96}));
+  EXPECT_EQ(next_options(space, {2}), (V{1, 2, 3, 4, 6, 8, 12, 16, 24, 48}));
+  EXPECT_EQ(next_options(space, {2, 3}), (V{1, 2, 4, 8, 16}));
+}
+
+TEST(Space, BadProgramsAndForeignTasksAreUserErrors) {
+  HardwareInfo hw = detect_hardware();
+  Subgraph sub = matmul_task(16, 8, 32);
+  TaskSpace space = build_space(lower_subgraph(sub), hw);
+  LoweredTask t = lower_subgraph(sub);
+  Program p;
+  p.values.assign(program_length(space), 0);
+  EXPECT_THROW(apply_program(t, space, p), UserError);
+  std::mt19937_64 rng(3);
+  Program good = sample_program(space, rng);
+  LoweredTask other = lower_subgraph(matmul_task(16, 8, 48));
+  EXPECT_THROW(apply_program(other, space, good), UserError);
+}
+
+// The classic fast CPU matmul (STYLE: the target of benchmarks): 1024-wide column panels x 64
+// rows per parallel task, the accumulator at that tile, K split by 256 outside 32x8 register
+// blocks (two 16-wide vectors x 8 rows, unrolled), B packed inside the K loop.
+const V kMatmul1024 = {1, 8, 32,  // d0 (columns): S1 S2 S3 -> S0 = 4 tiles of 256
+                       1, 8, 8,   // d1 (rows): S0 = 16 tiles of 64
+                       256,       // k: R1 = 256, R0 = 4
+                       1, 0, 2,   // compute_at level 1, vectorize d0, parallel: fuse both S0
+                       0, 2,      // pack A: no, pack B: inside R0
+                       32};       // unroll limit: the 2 x 8 register block
+// ResNet-50 3x3 conv: vectorized over output channels (32 = two vectors) x 8 columns, padded
+// input and channel-innermost weights packed per tile of 4 rows.
+const V kConv3x3 = {1, 7, 8,     // x: S2 = 7, S3 = 8
+                    1, 4, 1,     // y: S0 = 14 tiles of 4 rows
+                    1, 2, 32,    // c: S2 = 2, S3 = 32
+                    3, 3, 64,    // kx, ky, ci: all in R1
+                    1, 2, 3,     // compute_at level 1, vectorize c, parallel: fuse all S0
+                    1, 1,        // pack the padded input and the weights at the tile
+                    128};        // unroll limit: 2 x 8 block and the 3 kx taps
+
+TEST(Space, FastStructuresArePointsOfTheSpace) {
+  HardwareInfo hw = detect_hardware();
+  {
+    TaskSpace space = build_space(lower_subgraph(matmul_task(1024, 1024, 1024)), hw);
+    EXPECT_TRUE(is_valid_program(space, Program{kMatmul1024})) << program_str(space, {kMatmul1024});
+    LoweredTask t = lower_subgraph(matmul_task(1024, 1024, 1024));
+    apply_program(t, space, Program{kMatmul1024});
+    std::string nest = normalized_nest(t);
+    EXPECT_NE(nest.find("parallel"), std::string::npos) << nest;
+    EXPECT_NE(nest.find("unrolled d1.d1_w1.d1_w2 in [0, 7]"), std::string::npos) << nest;
+    // B (the weight input w0) packed inside the outer K loop.
+    size_t ko = nest.find("for r1_k.r0_o"), pack = nest.find("produce in1_w0_im");
+    EXPECT_NE(pack, std::string::npos) << nest;
+    EXPECT_LT(ko, pack) << nest;
+  }
+  {
+    Subgraph sub = resnet_conv3x3_task();
+    TaskSpace space = build_space(lower_subgraph(sub), hw);
+    ASSERT_TRUE(is_valid_program(space, Program{kConv3x3})) << program_str(space, {kConv3x3});
+    LoweredTask t = lower_subgraph(sub);
+    apply_program(t, space, Program{kConv3x3});
+    std::vector<Tensor> inputs = random_inputs(sub, 5);
+    Tensor got = run_task(t, inputs);
+    Tensor ref = interpret(sub.graph, inputs).at(0);
+    EXPECT_LE(max_rel_violation(got, ref, 1e-3, 1e-3), 1.0);
+  }
+}
+
+TEST(Space, ZooTaskSpacesAreLarge) {
+  HardwareInfo hw = detect_hardware();
+  for (const char* spec : {"resnet50", "mobilenet_v2", "bert-base:seq=128,layers=1"}) {
+    Graph g = build_zoo_model(spec, 1);
+    prepare_graph(g);
+    Partition part = partition_graph(g);
+    double lo = 1e9, hi = 0;
+    for (const Task& t : part.tasks) {
+      TaskSpace space = build_space(lower_subgraph(t.sub), hw);
+      std::printf("[space size] %-12s task %3d %-34s %-5s log10|S| %5.1f  slots %zu\n", spec,
+                  t.id, t.sub.kind.c_str(), rule_name(space.rule), space.log10_size,
+                  space.slots.size());
+      if (space.rule == SpaceRule::TiledAnchor)
+        EXPECT_GT(space.log10_size, 3.0) << spec << " task " << t.id << " " << t.sub.kind;
+      else
+        EXPECT_GT(space.log10_size, 0.0) << spec << " task " << t.id << " " << t.sub.kind;
+      lo = std::min(lo, space.log10_size);
+      hi = std::max(hi, space.log10_size);
+    }
+    std::printf("[space size] %s: %zu tasks, log10|S| from %.1f to %.1f\n", spec,
+                part.tasks.size(), lo, hi);
+  }
+}
+
+TEST(Space, TimeProgramMeasuresAProgram) {
+  HardwareInfo hw = detect_hardware();
+  Subgraph sub = matmul_task(64, 64, 64);
+  TaskSpace space = build_space(lower_subgraph(sub), hw);
+  std::mt19937_64 rng(5);
+  ProgramTiming r = time_program(sub, hw, sample_program(space, rng), 3);
+  EXPECT_GT(r.compile_s, 0);
+  EXPECT_GT(r.median_s, 0);
+  EXPECT_LE(r.min_s, r.median_s);
+  EXPECT_NEAR(r.gflops, sub.flops / r.median_s * 1e-9, 1e-6 * r.gflops);
+}
+
+}  // namespace
+}  // namespace tlm::testing_space
