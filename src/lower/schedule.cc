@@ -119,7 +119,9 @@ void apply_default_schedule(LoweredTask& t, const Halide::Target& target) {
   }
   if (r == 0) return;
 
-  int vf = pow2_floor(e[0], target.natural_vector_size(f.output_types()[0]));
+  // The vector width of the anchor's type when there is one (its accumulators are the hot loop).
+  Halide::Type vt = (anchor ? anchor->func : f).output_types()[0];
+  int vf = pow2_floor(e[0], target.natural_vector_size(vt));
   // Tile: t0 along dim 0 (two vectors when the extent allows), t1 along dim 1.
   int t0 = (anchor && e[0] >= 2 * vf) ? 2 * vf : vf;
   int t1 = (anchor && r >= 2) ? (int)std::min<int64_t>(e[1], 4) : 1;
