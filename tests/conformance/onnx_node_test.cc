@@ -167,6 +167,31 @@ const KnownUnsupported* find_known_unsupported(const std::string& id) {
   return nullptr;
 }
 
+// What is known about a failing case: which stage owns the bug and a minimal reproduction. The
+// report prints it beside the failure; a case that passes again simply no longer shows it.
+struct FailureNote {
+  const char* id;
+  const char* owner;
+  const char* repro;
+};
+const FailureNote kFailureNotes[] = {
+    {"test_layer_normalization_2d_axis1", "lower (default schedule)",
+     "Graph with one LayerNormalization(X f32[3,4], W f32[4], B f32[4]) axis=1 epsilon=1e-5: "
+     "compile_model(...).run() differs from interpret() by up to ~5e5x the tolerance, while "
+     "interpret() matches the ONNX output. Rank-2 inputs with leading extent 3 or 5 fail "
+     "([3,4], [3,5], [3,8], [3,16], [5,4]); 1, 2, 4, 8 pass, and so does [2,3,4]. Suspect: the "
+     "ShiftInwards split of the row loop (schedule.cc) recomputes a row whose stage is not "
+     "idempotent."},
+    {"test_layer_normalization_2d_axis_negative_1", "lower (default schedule)",
+     "same as test_layer_normalization_2d_axis1 (X f32[3,4], axis=-1)."},
+};
+
+const FailureNote* find_failure_note(const std::string& id) {
+  for (const auto& n : kFailureNotes)
+    if (id == n.id) return &n;
+  return nullptr;
+}
+
 enum class Status { Pass, Fail, Skip };
 const char* status_name(Status s) {
   return s == Status::Pass ? "RUN-PASS" : s == Status::Fail ? "RUN-FAIL" : "SKIP";
@@ -589,10 +614,13 @@ std::string report_markdown(const std::vector<Case>& cases, const std::vector<Re
   }
   os << ".\n";
   if (failed) {
-    os << "\n## Failures\n\n| case | detail |\n|---|---|\n";
-    for (size_t i = 0; i < cases.size(); i++)
-      if (results[i].status == Status::Fail)
-        os << "| " << cases[i].id() << " | " << md_escape(results[i].detail) << " |\n";
+    os << "\n## Failures\n\n| case | detail | diagnosis |\n|---|---|---|\n";
+    for (size_t i = 0; i < cases.size(); i++) {
+      if (results[i].status != Status::Fail) continue;
+      const FailureNote* note = find_failure_note(cases[i].id());
+      os << "| " << cases[i].id() << " | " << md_escape(results[i].detail) << " | "
+         << (note ? std::string(note->owner) + ": " + note->repro : "") << " |\n";
+    }
   }
   os << "\n## All cases\n\n| case | family | status | detail |\n|---|---|---|---|\n";
   for (size_t i = 0; i < cases.size(); i++)
@@ -600,6 +628,8 @@ std::string report_markdown(const std::vector<Case>& cases, const std::vector<Re
        << status_name(results[i].status) << " | " << md_escape(results[i].detail) << " |\n";
   return os.str();
 }
+
+void PrintTo(const Family& f, std::ostream* os) { *os << f.op; }
 
 class OnnxNodeFamily : public ::testing::TestWithParam<Family> {};
 
