@@ -172,6 +172,9 @@ void convert_slice(NodeContext& c) {
       s = std::clamp<int64_t>(s, 0, dim - 1);
       e = std::clamp<int64_t>(e, -1, dim - 1);
       step = std::max(step, -std::max<int64_t>(dim, 1));
+      // "Through index 0" is written -dim-1, not -1: the canonical values keep ONNX's meaning
+      // (a negative end counts from the back), so -1 would read as the last element.
+      if (e == -1) e = -dim - 1;
     }
     all_starts[a] = s;
     all_ends[a] = e;

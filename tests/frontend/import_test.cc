@@ -456,11 +456,11 @@ TEST(ImportMisc, SliceIsClampedPerDimension) {
   EXPECT_EQ(g.nodes[0].ints("steps"), (Ints{1, 2, 1}));
   EXPECT_EQ(g.value(g.nodes[0].outputs[0]).shape, (Shape{3, 2, 3}));
   EXPECT_EQ(g.nodes[1].ints("starts"), (Ints{2, 0, 0}));
-  EXPECT_EQ(g.nodes[1].ints("ends"), (Ints{-1, 2, 3}));
+  EXPECT_EQ(g.nodes[1].ints("ends"), (Ints{-4, 2, 3}));
   EXPECT_EQ(g.nodes[1].ints("steps"), (Ints{-1, 1, 1}));
-  // docs/ir.md: extent = max(0, ceil((ends - starts) / steps)) = ceil((-1 - 2) / -1) = 3. An end
-  // of -1 with a negative step means "through index 0" (torch.flip exports exactly this); shape
-  // inference must not wrap it around a second time.
+  // docs/ir.md: "through index 0" with a negative step is written -dim-1 (-4 here), because the
+  // canonical values keep ONNX's meaning and -1 would be the last element (torch.flip exports
+  // this case); the extent is ceil((-1 - 2) / -1) = 3.
   EXPECT_EQ(out_shape(g), (Shape{3, 2, 3}));
 }
 
