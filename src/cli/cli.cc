@@ -9,6 +9,7 @@
 #include <string>
 
 #include "cli/commands.h"
+#include "cli/language_commands.h"
 #include "support/error.h"
 
 namespace tlm {
@@ -78,6 +79,10 @@ int dispatch(int argc, char** argv) {
   bool no_verify = false;
   run->add_flag("--no-verify", no_verify, "skip the comparison with the reference interpreter");
 
+  int language_code = -1;  // set by the callback of `tlm sample` / `tlm show` when they ran
+  add_sample_command(app, &language_code);
+  add_show_command(app, &language_code);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -89,6 +94,7 @@ int dispatch(int argc, char** argv) {
   // touched Halide yet.
   if (threads > 0) setenv("HL_NUM_THREADS", std::to_string(threads).c_str(), 1);
 
+  if (language_code >= 0) return language_code;
   if (app.got_subcommand("zoo")) return cmd_zoo();
   if (app.got_subcommand("extract")) return cmd_extract(ex);
   ro.threads = threads;

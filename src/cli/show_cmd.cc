@@ -1,0 +1,62 @@
+// `tlm show`: reads sentences (one per line) from a file or stdin and renders them in words.
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <string>
+
+#include "cli/language_commands.h"
+#include "language/show.h"
+
+namespace tlm {
+namespace {
+
+struct ShowOptions {
+  std::string file;        // sentence file, "-" for stdin
+  int64_t line = 0;        // 1-based line to show; 0: every line
+  bool loop_nest = false;  // also print the Halide loop nest of the applied program
+};
+
+int run_show(const ShowOptions& o) {
+  std::ifstream file;
+  if (o.file != "-") {
+    file.open(o.file);
+    TLM_USER_CHECK(file.good()) << "show: cannot read " << o.file;
+  }
+  std::istream& in = o.file == "-" ? std::cin : file;
+  std::string text;
+  int64_t n = 0, shown = 0;
+  while (std::getline(in, text)) {
+    n++;
+    if (o.line > 0 && n != o.line) continue;
+    if (text.find_first_not_of(" \t\r") == std::string::npos) continue;
+    if (!text.empty() && text.back() == '\r') text.pop_back();
+    ParsedSentence ps;
+    try {
+      ps = parse_sentence(text);
+    } catch (const UserError& e) {
+      TLM_USER_ERROR() << o.file << ":" << n << ": " << e.what();
+    }
+    if (shown++) std::cout << "\n";
+    std::cout << "# " << o.file << ":" << n << "\n" << render_sentence(ps, o.loop_nest);
+    if (o.line > 0) break;
+  }
+  TLM_USER_CHECK(o.line == 0 || shown == 1)
+      << "show: " << o.file << " has no line " << o.line << " (" << n << " lines)";
+  TLM_USER_CHECK(shown > 0) << "show: " << o.file << " has no sentence";
+  return 0;
+}
+
+}  // namespace
+
+void add_show_command(CLI::App& app, int* exit_code) {
+  auto o = std::make_shared<ShowOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "show", "render tensor sentences (one per line, e.g. a dataset shard) in words");
+  cmd->add_option("FILE", o->file, "sentence file, or - for standard input")->required();
+  cmd->add_option("--line", o->line, "show only this line (1-based)")
+      ->check(CLI::Range(int64_t(1), int64_t(1) << 60));
+  cmd->add_flag("--loop-nest", o->loop_nest, "also print the Halide loop nest of each program");
+  cmd->callback([o, exit_code] { *exit_code = run_show(*o); });
+}
+
+}  // namespace tlm

@@ -1,0 +1,29 @@
+// The workload sets of the offline dataset (paper §4.3: zoo models with shape variants, some
+// held out for evaluation).
+//
+//   training_workloads()   zoo models x shape variants (image sizes, sequence lengths, batch)
+//   heldout_workloads()    the evaluation workloads: the end-to-end benchmark models at their
+//                          benchmark shapes; no task of them may appear in training data
+//   expand_workloads(xs)   "train" / "heldout" / zoo specs -> zoo specs
+//   workload_tasks(spec)   build the zoo model, prepare, partition: its unique tasks
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "partition/partition.h"
+
+namespace tlm {
+
+std::vector<std::string> training_workloads();
+std::vector<std::string> heldout_workloads();
+
+// Replaces the set names "train" and "heldout" by their specs; other entries must be zoo specs
+// (UserError otherwise). Duplicates are dropped, first occurrence kept.
+std::vector<std::string> expand_workloads(const std::vector<std::string>& names);
+
+// The unique tasks of one zoo workload (weights seeded with 0: they never enter a task).
+// Memoized per process (thread-safe): a spec's model is built once.
+std::vector<Subgraph> workload_tasks(const std::string& spec);
+
+}  // namespace tlm

@@ -1,0 +1,152 @@
+// tlm sample: deterministic for a seed (whatever the thread count), versioned manifest and
+// vocabulary, held-out tasks never in training data, sentences that parse back.
+#include "language/dataset.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "language/sentence.h"
+#include "language/vocab.h"
+#include "language/workloads.h"
+#include "zoo/zoo.h"
+
+namespace tlm {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string temp_dir(const std::string& name) {
+  std::string d = std::string(TLM_BINARY_DIR) + "/language_test_" + name;
+  fs::remove_all(d);
+  return d;
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream f(path);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+std::vector<std::string> lines_of(const DatasetManifest& m) {
+  std::vector<std::string> out;
+  for (const std::string& s : m.shards) {
+    std::ifstream f(s);
+    for (std::string line; std::getline(f, line);) out.push_back(line);
+  }
+  return out;
+}
+
+SampleOptions small_options(const std::string& dir, uint64_t seed, int threads) {
+  SampleOptions o;
+  o.out_dir = dir;
+  o.sentences = 1500;
+  o.seed = seed;
+  o.threads = threads;
+  o.workloads = {"bert-tiny:seq=32", "dcgan:image=32"};
+  o.exclude_heldout = false;  // keeps the test fast; exclusion has its own test
+  o.hardware = "isa=avx2,cores=2,vec=8,l1=32k,l2=1m,l3=32m";
+  o.shard_lines = 400;
+  o.progress = false;
+  return o;
+}
+
+TEST(Dataset, SameSeedSameShardsWhateverTheThreads) {
+  std::string a = temp_dir("ds_a"), b = temp_dir("ds_b"), c = temp_dir("ds_c");
+  SampleReport ra = sample_dataset(small_options(a, 11, 1));
+  SampleReport rb = sample_dataset(small_options(b, 11, 2));
+  sample_dataset(small_options(c, 12, 2));
+  EXPECT_EQ(ra.sentences, 1500);
+  EXPECT_EQ(rb.sentences, 1500);
+  EXPECT_EQ(ra.shards, 4);
+  DatasetManifest ma = load_manifest(a), mb = load_manifest(b), mc = load_manifest(c);
+  ASSERT_EQ(ma.shards.size(), 4u);
+  for (size_t i = 0; i < ma.shards.size(); i++)
+    EXPECT_EQ(slurp(ma.shards[i]), slurp(mb.shards[i])) << ma.shards[i];
+  EXPECT_EQ(slurp(ma.vocab), slurp(mb.vocab));
+  EXPECT_NE(lines_of(ma), lines_of(mc)) << "another seed should give other sentences";
+
+  // Every line is a distinct canonical sentence whose tokens the vocabulary knows.
+  std::vector<std::string> lines = lines_of(ma);
+  ASSERT_EQ(lines.size(), 1500u);
+  EXPECT_EQ(std::set<std::string>(lines.begin(), lines.end()).size(), lines.size());
+  Vocab v = load_vocab(ma.vocab);
+  for (const std::string& l : lines)
+    for (int id : v.encode(split_tokens(l))) ASSERT_NE(id, kUnkId) << l;
+  for (size_t i = 0; i < lines.size(); i += 97) {
+    ParsedSentence ps = parse_sentence(lines[i]);
+    EXPECT_EQ(ps.sentence.to_text(), lines[i]);
+  }
+}
+
+TEST(Dataset, SmallSpacesAreExhaustedAndTheRestMakesUpTheCount) {
+  std::string d = temp_dir("ds_small");
+  SampleOptions o = small_options(d, 1, 2);
+  o.workloads = {"bert-tiny:seq=32"};
+  o.sentences = 20000;  // more than the injective/elementwise tasks have programs
+  SampleReport r = sample_dataset(o);
+  EXPECT_GT(r.exhausted_tasks, 0);
+  EXPECT_EQ(r.sentences, 20000);
+  std::vector<std::string> lines = lines_of(load_manifest(d));
+  EXPECT_EQ(std::set<std::string>(lines.begin(), lines.end()).size(), 20000u);
+}
+
+TEST(Dataset, HeldOutTasksAreExcluded) {
+  std::set<std::string> heldout;
+  for (const std::string& w : heldout_workloads())
+    for (const Subgraph& s : workload_tasks(w)) heldout.insert(s.key);
+  std::string d = temp_dir("ds_heldout");
+  SampleOptions o = small_options(d, 5, 2);
+  o.workloads = {"resnet18:image=224", "gpt2:seq=64,layers=1"};
+  o.exclude_heldout = true;
+  o.sentences = 600;
+  SampleReport r = sample_dataset(o);
+  // resnet18's stem, max pool and 64-channel 3x3 convs at 56x56 are tasks of resnet50 too.
+  EXPECT_GT(r.excluded_tasks, 0);
+  DatasetManifest m = load_manifest(d);
+  EXPECT_EQ(m.heldout, heldout_workloads());
+  EXPECT_EQ(m.excluded_tasks, r.excluded_tasks);
+  std::set<std::string> heldout_hashes;
+  for (const std::string& k : heldout) heldout_hashes.insert(key_hash(k));
+  ASSERT_EQ((int64_t)m.task_hashes.size(), r.tasks);
+  for (const std::string& h : m.task_hashes) EXPECT_FALSE(heldout_hashes.count(h)) << h;
+  std::set<std::string> sampled_keys;
+  for (const std::string& line : lines_of(m)) {
+    std::string prompt = line.substr(0, line.find(" isa="));
+    if (!sampled_keys.insert(prompt).second) continue;
+    Subgraph s = subgraph_from_tokens(split_tokens(prompt));
+    EXPECT_FALSE(heldout.count(s.key)) << s.kind;
+  }
+  EXPECT_GT(sampled_keys.size(), 10u);
+}
+
+TEST(Dataset, BadRequestsAreUserErrors) {
+  SampleOptions o = small_options(temp_dir("ds_bad"), 0, 1);
+  o.workloads = {"heldout"};
+  o.exclude_heldout = true;
+  EXPECT_THROW(sample_dataset(o), UserError);
+  o.workloads = {"no-such-model"};
+  EXPECT_THROW(sample_dataset(o), UserError);
+  o.workloads = {"resnet18:depth=3"};
+  EXPECT_THROW(sample_dataset(o), UserError);
+  o = small_options("", 0, 1);
+  EXPECT_THROW(sample_dataset(o), UserError);
+  EXPECT_THROW(load_manifest(temp_dir("ds_none")), UserError);
+}
+
+TEST(Workloads, TrainingAndHeldOutSetsAreDisjointZooSpecs) {
+  std::vector<std::string> train = training_workloads(), held = heldout_workloads();
+  EXPECT_GE(held.size(), 4u);
+  EXPECT_LE(held.size(), 6u);
+  for (const std::string& h : held) EXPECT_EQ(std::count(train.begin(), train.end(), h), 0) << h;
+  EXPECT_EQ(expand_workloads({"train", "heldout"}).size(), train.size() + held.size());
+  for (const std::string& w : expand_workloads({"train", "heldout"}))
+    EXPECT_NO_THROW(parse_zoo_spec(w));
+}
+
+}  // namespace
+}  // namespace tlm
