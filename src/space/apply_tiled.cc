@@ -9,8 +9,8 @@
 //           (R0, R1) and is ordered [S3 | R1 | S2 | R0 | S1] (inner first), S3's vector part
 //           vectorized, and S3/R1 loops unrolled innermost-first while the product of their
 //           extents stays within the unroll limit.
-//   packs   operand.in(anchor) computed at the anchor's level, inside R0 or inside S2; stored and
-//           copied with the dim the vector var indexes innermost, the copy vectorized.
+//   packs   operand.in(anchor) computed at root or inside the innermost loop of S0, S1, R0 or S2;
+//           stored and copied with the dim the vector var indexes innermost, copy vectorized.
 // Every split is exact (tile factors are divisor chains), so no loop has a tail.
 #include "space/space_internal.h"
 
@@ -217,7 +217,15 @@ void emit_tiled(LoweredTask& t, const TaskSpace& space, const Plan& plan) {
     u.unroll(loop);
   }
 
-  // --- Packed operands.
+  // --- Packed operands. The innermost loop of a level: in the output above the accumulator's
+  // level (the fused parallel loop when it swallowed S0), in the update below it.
+  auto pack_site = [&](int level) -> LoopLevel {
+    if (level == kPackR0) return LoopLevel(acc, r0.front());
+    int l = level == kPackS0 ? 0 : level == kPackS1 ? 1 : 2;
+    if (l >= c) return LoopLevel(acc, al[tiled.front()][l]);
+    if (l == 0 && p == (int)tiled.size()) return LoopLevel(out, par);
+    return LoopLevel(out, lv[tiled.front()][l]);
+  };
   for (size_t k = 0; k < as.operands.size(); k++) {
     int level = ap.pack[k];
     if (level == kPackNone) continue;
@@ -233,14 +241,10 @@ void emit_tiled(LoweredTask& t, const TaskSpace& space, const Plan& plan) {
       name = Halide::Func(ip).name();
       wrapper = ip.in(acc);
     }
-    if (rooted)
+    if (rooted || level == kPackRoot)
       wrapper.compute_root();
-    else if (level == kPackAtAnchor)
-      wrapper.compute_at(out, at);
-    else if (level == kPackInR0)
-      wrapper.compute_at(LoopLevel(acc, r0.front()));
     else
-      wrapper.compute_at(LoopLevel(acc, al[tiled.front()][2]));
+      wrapper.compute_at(pack_site(level));
     // Storage and copy order: the dim indexed by the vector var innermost.
     std::vector<Var> args = wrapper.args();
     int inner_dim = 0;

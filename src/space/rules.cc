@@ -13,9 +13,9 @@
 //   vectorize   which var's S3 factor is the vector (the accumulator's storage puts it
 //           innermost: vectorizing NCHW conv over output channels keeps dense accumulators).
 //   parallel    how many outermost S0 loops are fused and run in parallel.
-//   pack    per operand the update reads (Func::in(), Ansor's cache read): no copy, or a copy
-//           of the operand's tile computed at the accumulator's level, inside R0 or inside S2,
-//           stored with the dim that the vectorized var indexes innermost.
+//   pack    per operand the update reads (Func::in(), Ansor's cache read): no copy, a copy of
+//           the whole operand (root), or of its tile inside the S0, S1, R0 or S2 level; stored
+//           with the dim that the vectorized var indexes innermost.
 //   unroll  an unroll limit for S3 and R1 loops (the register block), bounded.
 // Rows -- everything else (pools, softmax, layer norm, reductions, elementwise/injective, and
 // anchors whose epilogue broadcasts to another shape):

@@ -22,9 +22,19 @@ namespace space_detail {
 // tile loops of levels 0..c-1 (c = 1: after S0, 2: after S1, 3: after S2, leaving only the S3
 // register block to its own update).
 constexpr int kMinAnchorLevel = 1, kMaxAnchorLevel = 3;
-// Pack levels (tiled anchor): none, at the accumulator's compute level, inside the innermost R0
-// loop, inside the innermost S2 loop of the accumulator's update (only when S2 is there).
-enum PackLevel : int { kPackNone = 0, kPackAtAnchor = 1, kPackInR0 = 2, kPackInS2 = 3 };
+// Pack levels (tiled anchor): none, the whole operand once per run (root: a layout change of
+// the weights, paid once instead of per tile), or inside the innermost loop of level S0, S1, R0
+// or S2 of the SSRSRS nest, wherever that loop is (the output's loops above the accumulator's
+// level, the accumulator's update below it). Packing at S0 with a tall S0 tile reuses one packed
+// panel for all the S1 tiles below it (GotoBLAS's B panel); at R0, one panel per reduction chunk.
+enum PackLevel : int {
+  kPackNone = 0,
+  kPackRoot = 1,
+  kPackS0 = 2,
+  kPackS1 = 3,
+  kPackR0 = 4,
+  kPackS2 = 5
+};
 // ComputeAt levels of the Rows rule. Reductions: root or tile; pure stages: inline, tile, root.
 enum RowsLevel : int { kRowsInline = 0, kRowsTile = 1, kRowsRoot = 2 };
 

@@ -119,11 +119,9 @@ void parallel_record(const Slot& s, const int64_t* v, Plan* plan) {
   plan->stages[s.stage].parallel = (int)v[0];
 }
 
-// --- Pack: the S2 level exists inside the accumulator only when it is computed above S2.
-Values pack_options(const OptionCtx& c) {
-  Values v = {kPackNone, kPackAtAnchor, kPackInR0};
-  if (c.sp().compute <= 2) v.push_back(kPackInS2);
-  return v;
+// --- Pack: every level exists whatever the accumulator's level.
+Values pack_options(const OptionCtx&) {
+  return {kPackNone, kPackRoot, kPackS0, kPackS1, kPackR0, kPackS2};
 }
 void pack_record(const Slot& s, const int64_t* v, Plan* plan) {
   plan->stages[s.stage].pack[s.var] = (int)v[0];

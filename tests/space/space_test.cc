@@ -142,7 +142,7 @@ const V kMatmul1024 = {1, 8, 32,  // d0 (columns): S1 S2 S3 -> S0 = 4 tiles of 2
                        1, 8, 8,   // d1 (rows): S0 = 16 tiles of 64
                        256,       // k: R1 = 256, R0 = 4
                        1, 0, 2,   // compute_at level 1, vectorize d0, parallel: fuse both S0
-                       0, 2,      // pack A: no, pack B: inside R0
+                       0, 4,      // pack A: no, pack B: inside R0
                        32};       // unroll limit: the 2 x 8 register block
 // ResNet-50 3x3 conv: vectorized over output channels (32 = two vectors) x 8 columns, padded
 // input and channel-innermost weights packed per tile of 4 rows.
@@ -151,7 +151,7 @@ const V kConv3x3 = {1, 7, 8,     // x: S2 = 7, S3 = 8
                     1, 2, 32,    // c: S2 = 2, S3 = 32
                     3, 3, 64,    // kx, ky, ci: all in R1
                     1, 2, 3,     // compute_at level 1, vectorize c, parallel: fuse all S0
-                    1, 1,        // pack the padded input and the weights at the tile
+                    2, 1,        // pack the padded input per tile, the weights once (root)
                     128};        // unroll limit: 2 x 8 block and the 3 kx taps
 
 TEST(Space, FastStructuresArePointsOfTheSpace) {
