@@ -89,7 +89,7 @@ const Family kFamilies[] = {
     {"Log", 2},
     {"Tanh", 3},
     {"Sigmoid", 5},
-    {"Relu", 2},
+    {"Relu", 3},
     {"Neg", 2},
     {"Abs", 2},
     {"Reciprocal", 2},
@@ -107,7 +107,7 @@ const Family kFamilies[] = {
     {"Concat", 13},
     {"Slice", 8},
     {"Gather", 6},
-    {"Expand", 2},
+    {"Expand", 6},
     {"Split", 7},
     {"Shape", 0},     // the output folds to a constant (kKnownUnsupported)
     {"Constant", 0},  // ditto; Constant still runs inside test_mvn_expanded, test_PixelShuffle, ...
