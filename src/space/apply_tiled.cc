@@ -4,6 +4,7 @@
 //   output  each tiled var split into levels S0..S(c-1) plus an inner remainder; loops ordered
 //           [inner | S(c-1) | ... | S0], the p outermost S0 loops fused and parallel; the inner
 //           remainder vectorized along var 0 when wide enough, else along the anchor's vector var.
+//           (Within a level, loops follow var order, except S2's chosen innermost var.)
 //   anchor  computed at the innermost level-(c-1) loop of the output. Its storage puts the
 //           vector var innermost. Its update splits the remaining levels and the reduction
 //           (R0, R1) and is ordered [S3 | R1 | S2 | R0 | S1] (inner first), S3's vector part
@@ -12,6 +13,8 @@
 //   packs   operand.in(anchor) computed at root or inside the innermost loop of S0, S1, R0 or S2;
 //           stored and copied with the dim the vector var indexes innermost, copy vectorized.
 // Every split is exact (tile factors are divisor chains), so no loop has a tail.
+#include <algorithm>
+
 #include "space/space_internal.h"
 
 namespace tlm {
@@ -83,6 +86,11 @@ void emit_tiled(LoweredTask& t, const TaskSpace& space, const Plan& plan) {
   std::vector<int> tiled;  // vars of extent > 1, innermost first
   for (int i = 0; i < n; i++)
     if (as.extents[i] > 1) tiled.push_back(i);
+  // The S2 level's order: the chosen var innermost, the others in var order.
+  std::vector<int> tiled_s2 = tiled;
+  auto it = std::find(tiled_s2.begin(), tiled_s2.end(), ap.s2_inner);
+  if (it != tiled_s2.end()) std::rotate(tiled_s2.begin(), it, it + 1);
+  auto level_vars = [&](int l) { return l == 2 ? tiled_s2 : tiled; };
 
   // --- The output: levels S0..S(c-1), then the inner remainder.
   Func out = O.func;
@@ -116,7 +124,7 @@ void emit_tiled(LoweredTask& t, const TaskSpace& space, const Plan& plan) {
   for (int i : tiled)
     if (i != ov) order.push_back(inner[i]);
   for (int l = c - 1; l >= 0; l--)
-    for (int i : tiled) order.push_back(lv[i][l]);
+    for (int i : level_vars(l)) order.push_back(lv[i][l]);
   for (int i = 0; i < n; i++)
     if (as.extents[i] <= 1) order.push_back(O.vars[i]);
   out.reorder(order);
@@ -138,7 +146,7 @@ void emit_tiled(LoweredTask& t, const TaskSpace& space, const Plan& plan) {
   // The loop the anchor is computed in: the innermost loop of level c-1.
   bool rooted = tiled.empty();
   Var at;
-  if (!rooted) at = (c == 1 && p == (int)tiled.size()) ? par : lv[tiled.front()][c - 1];
+  if (!rooted) at = (c == 1 && p == (int)tiled.size()) ? par : lv[level_vars(c - 1).front()][c - 1];
 
   // --- The anchor.
   Func acc = A.func;
@@ -201,7 +209,7 @@ void emit_tiled(LoweredTask& t, const TaskSpace& space, const Plan& plan) {
     unroll_candidates.push_back({r1[j], r1_ext[j]});
   }
   if (c <= 2)
-    for (int i : tiled) order.push_back(al[i][2]);
+    for (int i : tiled_s2) order.push_back(al[i][2]);
   for (const RVar& r : r0) order.push_back(r);
   if (c <= 1)
     for (int i : tiled) order.push_back(al[i][1]);
@@ -222,9 +230,10 @@ void emit_tiled(LoweredTask& t, const TaskSpace& space, const Plan& plan) {
   auto pack_site = [&](int level) -> LoopLevel {
     if (level == kPackR0) return LoopLevel(acc, r0.front());
     int l = level == kPackS0 ? 0 : level == kPackS1 ? 1 : 2;
-    if (l >= c) return LoopLevel(acc, al[tiled.front()][l]);
+    int innermost = level_vars(l).front();
+    if (l >= c) return LoopLevel(acc, al[innermost][l]);
     if (l == 0 && p == (int)tiled.size()) return LoopLevel(out, par);
-    return LoopLevel(out, lv[tiled.front()][l]);
+    return LoopLevel(out, lv[innermost][l]);
   };
   for (size_t k = 0; k < as.operands.size(); k++) {
     int level = ap.pack[k];

@@ -7,6 +7,8 @@
 //           every reduction dim of extent > 1 into 2 (1 inner factor: R0 R1); the loop nest is
 //           S0 S1 R0 S2 R1 S3 (SSRSRS). The output follows the same tiles down to the
 //           accumulator's level (the epilogue is fused there).
+//   order   which var's loop is innermost among the S2 loops (the others keep var order): with
+//           rows innermost a matmul's B micro-panel stays in L1 across the register blocks.
 //   compute_at  the accumulator is computed in the output's tiles after level 0, 1 or 2; its
 //           update runs the remaining levels, so with level 1 the R0 loop sits outside the
 //           register blocks (S2) and the R1 loop inside: the classic fast CPU matmul.
@@ -107,10 +109,13 @@ void tiled_anchor_slots(TaskSpace* space) {
   for (int i = 0; i < (int)st.extents.size(); i++)
     if (st.extents[i] > 1)
       space->slots.push_back(tile_slot(a, var_name(st, i), i, false, st.extents[i], 3));
+  int tiled = 0;
+  for (int64_t e : st.extents) tiled += e > 1;
   for (int j = 0; j < (int)st.rextents.size(); j++)
     if (st.rextents[j] > 1)
       space->slots.push_back(
           tile_slot(a, st.name + ".r" + std::to_string(j), j, true, st.rextents[j], 1));
+  if (tiled >= 2) space->slots.push_back(slot(StepKind::Order, a, st.name + ".s2"));
   space->slots.push_back(slot(StepKind::ComputeAt, a, st.name));
   space->slots.push_back(slot(StepKind::Vectorize, a, st.name));
   space->slots.push_back(slot(StepKind::Parallel, out, space->stages[out].name));

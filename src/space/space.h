@@ -45,8 +45,9 @@ enum class StepKind : uint8_t {
   Unroll,     // an unroll limit: the innermost loops whose extents multiply to <= it are unrolled
   RFactor,    // reductions: 0 = serial, f = split the innermost reduction loop by f and keep f
               // vectorized partial results (Halide rfactor)
+  Order,      // loop order where it matters: which var's loop is innermost in a tile level
 };
-constexpr int kStepKindCount = 7;
+constexpr int kStepKindCount = 8;
 
 // Which family of rules shaped a task's space.
 enum class SpaceRule : uint8_t {

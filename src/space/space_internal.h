@@ -52,6 +52,7 @@ struct StagePlan {
   std::vector<int> pack;                      // per operand: PackLevel
   int64_t unroll = 0;                         // unroll limit
   int64_t rfactor = 0;                        // RFactor value
+  int s2_inner = -1;                          // Order: the var innermost at level S2 (-1: var 0)
 };
 
 struct Plan {

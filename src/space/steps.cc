@@ -145,6 +145,18 @@ void rfactor_record(const Slot& s, const int64_t* v, Plan* plan) {
   plan->stages[s.stage].rfactor = v[0];
 }
 
+// --- Order: any tiled var may be the innermost loop of level S2 (the register blocks' loop
+// order decides which operand's micro-panel stays in L1).
+Values order_options(const OptionCtx& c) {
+  Values v;
+  for (int i = 0; i < (int)c.stage().extents.size(); i++)
+    if (c.stage().extents[i] > 1) v.push_back(i);
+  return v;
+}
+void order_record(const Slot& s, const int64_t* v, Plan* plan) {
+  plan->stages[s.stage].s2_inner = (int)v[0];
+}
+
 struct StepRow {
   StepKind kind;
   const char* name;  // the token that starts the slot's header
@@ -160,6 +172,7 @@ constexpr StepRow kSteps[] = {
     {StepKind::Parallel, "parallel", parallel_options, parallel_record},
     {StepKind::Unroll, "unroll", unroll_options, unroll_record},
     {StepKind::RFactor, "rfactor", rfactor_options, rfactor_record},
+    {StepKind::Order, "order", order_options, order_record},
 };
 static_assert(sizeof(kSteps) / sizeof(kSteps[0]) == kStepKindCount, "one row per StepKind");
 

@@ -135,21 +135,25 @@ TEST(Space, BadProgramsAndForeignTasksAreUserErrors) {
   EXPECT_THROW(apply_program(other, space, good), UserError);
 }
 
-// The classic fast CPU matmul (STYLE: the target of benchmarks): 1024-wide column panels x 64
-// rows per parallel task, the accumulator at that tile, K split by 256 outside 32x8 register
-// blocks (two 16-wide vectors x 8 rows, unrolled), B packed inside the K loop.
-const V kMatmul1024 = {1, 8, 32,  // d0 (columns): S1 S2 S3 -> S0 = 4 tiles of 256
-                       1, 8, 8,   // d1 (rows): S0 = 16 tiles of 64
-                       256,       // k: R1 = 256, R0 = 4
-                       1, 0, 2,   // compute_at level 1, vectorize d0, parallel: fuse both S0
-                       0, 4,      // pack A: no, pack B: inside R0
-                       32};       // unroll limit: the 2 x 8 register block
+// The classic fast CPU matmul (the target of the benchmarks), GotoBLAS-like: 256-column panels
+// of B packed once per parallel task (S0) for all 1024 rows; the accumulator computed per
+// 64-row S1 tile; K split by 256 outside 32x8 register blocks (two 16-wide vectors x 8 rows,
+// unrolled); register blocks walk down the rows (S2 order: rows innermost) so that B's
+// micro-panel stays in L1.
+const V kMatmul1024 = {1, 8, 32,   // d0 (columns): S1 S2 S3 -> S0 = 4 panels of 256
+                       16, 8, 8,   // d1 (rows): S0 = 1, S1 = 16 tiles of 64
+                       256,        // k: R1 = 256, R0 = 4
+                       1,          // order: d1 innermost at S2
+                       2, 0, 2,    // compute_at level 2, vectorize d0, parallel: fuse both S0
+                       0, 2,       // pack A: no, pack B: at S0
+                       32};        // unroll limit: the 2 x 8 register block
 // ResNet-50 3x3 conv: vectorized over output channels (32 = two vectors) x 8 columns, padded
 // input and channel-innermost weights packed per tile of 4 rows.
 const V kConv3x3 = {1, 7, 8,     // x: S2 = 7, S3 = 8
                     1, 4, 1,     // y: S0 = 14 tiles of 4 rows
                     1, 2, 32,    // c: S2 = 2, S3 = 32
                     3, 3, 64,    // kx, ky, ci: all in R1
+                    0,           // order: x innermost at S2
                     1, 2, 3,     // compute_at level 1, vectorize c, parallel: fuse all S0
                     2, 1,        // pack the padded input per tile, the weights once (root)
                     128};        // unroll limit: 2 x 8 block and the 3 kx taps
@@ -163,11 +167,13 @@ TEST(Space, FastStructuresArePointsOfTheSpace) {
     apply_program(t, space, Program{kMatmul1024});
     std::string nest = normalized_nest(t);
     EXPECT_NE(nest.find("parallel"), std::string::npos) << nest;
-    EXPECT_NE(nest.find("unrolled d1.d1_w1.d1_w2 in [0, 7]"), std::string::npos) << nest;
-    // B (the weight input w0) packed inside the outer K loop.
-    size_t ko = nest.find("for r1_k.r0_o"), pack = nest.find("produce in1_w0_im");
+    EXPECT_NE(nest.find("unrolled d1.d1_w2 in [0, 7]"), std::string::npos) << nest;
+    // B (the weight input w0) packed per panel, outside the accumulator and the K loop.
+    size_t pack = nest.find("produce in1_w0_im"), acc = nest.find("produce f0_matmul"),
+           ko = nest.find("for r1_k.r0_o");
     EXPECT_NE(pack, std::string::npos) << nest;
-    EXPECT_LT(ko, pack) << nest;
+    EXPECT_LT(pack, acc) << nest;
+    EXPECT_LT(acc, ko) << nest;
   }
   {
     Subgraph sub = resnet_conv3x3_task();
