@@ -10,7 +10,8 @@
 //           (R0, R1) and is ordered [S3 | R1 | S2 | R0 | S1] (inner first), S3's vector part
 //           vectorized, and S3/R1 loops unrolled innermost-first while the product of their
 //           extents stays within the unroll limit.
-//   packs   operand.in(anchor) computed at root or inside the innermost loop of S0, S1, R0 or S2;
+//   packs   operand.in(anchor) computed at root, inside the innermost loop of S0, S1 or R0, or
+//           inside all S2 loops but the innermost (a micro-panel for a row of register blocks);
 //           stored and copied with the dim the vector var indexes innermost, copy vectorized.
 // Every split is exact (tile factors are divisor chains), so no loop has a tail.
 #include <algorithm>
@@ -227,13 +228,20 @@ void emit_tiled(LoweredTask& t, const TaskSpace& space, const Plan& plan) {
 
   // --- Packed operands. The innermost loop of a level: in the output above the accumulator's
   // level (the fused parallel loop when it swallowed S0), in the update below it.
+  // S2 is special: the copy goes inside every S2 loop but the innermost, so that one micro-panel
+  // (e.g. 32 columns of B over the R1 chunk, contiguous) serves a whole row of register blocks.
+  auto loop_site = [&](int l, int var) -> LoopLevel {
+    if (l >= c) return LoopLevel(acc, al[var][l]);
+    if (l == 0 && p == (int)tiled.size()) return LoopLevel(out, par);
+    return LoopLevel(out, lv[var][l]);
+  };
   auto pack_site = [&](int level) -> LoopLevel {
     if (level == kPackR0) return LoopLevel(acc, r0.front());
-    int l = level == kPackS0 ? 0 : level == kPackS1 ? 1 : 2;
-    int innermost = level_vars(l).front();
-    if (l >= c) return LoopLevel(acc, al[innermost][l]);
-    if (l == 0 && p == (int)tiled.size()) return LoopLevel(out, par);
-    return LoopLevel(out, lv[innermost][l]);
+    if (level == kPackS0) return loop_site(0, level_vars(0).front());
+    if (level == kPackS1) return loop_site(1, level_vars(1).front());
+    if (tiled_s2.size() >= 2) return loop_site(2, tiled_s2[1]);
+    // One S2 loop: just outside it (R0 inside the update, or S1 when S2 is in the output).
+    return c <= 2 ? LoopLevel(acc, r0.front()) : loop_site(1, level_vars(1).front());
   };
   for (size_t k = 0; k < as.operands.size(); k++) {
     int level = ap.pack[k];

@@ -23,10 +23,12 @@ namespace space_detail {
 // register block to its own update).
 constexpr int kMinAnchorLevel = 1, kMaxAnchorLevel = 3;
 // Pack levels (tiled anchor): none, the whole operand once per run (root: a layout change of
-// the weights, paid once instead of per tile), or inside the innermost loop of level S0, S1, R0
-// or S2 of the SSRSRS nest, wherever that loop is (the output's loops above the accumulator's
-// level, the accumulator's update below it). Packing at S0 with a tall S0 tile reuses one packed
-// panel for all the S1 tiles below it (GotoBLAS's B panel); at R0, one panel per reduction chunk.
+// the weights, paid once instead of per tile), or inside the innermost loop of level S0, S1 or
+// R0 of the SSRSRS nest, wherever that loop is (the output's loops above the accumulator's
+// level, the accumulator's update below it), or inside all S2 loops but the innermost. Packing
+// at S0 with a tall S0 tile reuses one packed panel for all the S1 tiles below it; at R0, one
+// panel per reduction chunk; at S2, one contiguous micro-panel per row of register blocks
+// (GotoBLAS's packed B: no cache-set conflicts between its rows).
 enum PackLevel : int {
   kPackNone = 0,
   kPackRoot = 1,
