@@ -191,11 +191,14 @@ SampleReport sample_dataset(const SampleOptions& o) {
   HardwareInfo hw = o.hardware.empty() ? detect_hardware() : parse_hardware_key(o.hardware);
   std::vector<std::string> specs = expand_workloads(o.workloads);
   std::vector<std::string> heldout = heldout_workloads();
-  if (o.exclude_heldout)
+  if (o.exclude_heldout) {
+    std::unordered_set<std::string> held;
+    for (const std::string& s : heldout) held.insert(canonical_workload(s));
     for (const std::string& s : specs)
-      TLM_USER_CHECK(std::find(heldout.begin(), heldout.end(), s) == heldout.end())
+      TLM_USER_CHECK(!held.count(canonical_workload(s)))
           << "sample: workload " << s << " is held out for evaluation; sampling it for training "
           << "would leak it (pass --keep-heldout to sample it anyway, e.g. for an evaluation set)";
+  }
 
   // 1. Tasks of every workload (held-out ones first, only for their keys).
   std::vector<std::string> all = o.exclude_heldout ? heldout : std::vector<std::string>{};

@@ -1,5 +1,5 @@
 // `tlm show`: one row per StepKind says how its values read in words. The value meanings are the
-// space's (space/space.h, space/steps.cc); this file only names them.
+// space's (space/space.h); this file only names them.
 #include "language/show.h"
 
 #include <cstdio>
@@ -74,18 +74,14 @@ std::string describe_tile(const TaskSpace&, const Slot& s, const int64_t* v) {
   return out + " [outer " + std::to_string(inner > 0 ? s.extent / inner : 0) + "]";
 }
 
-std::string describe_compute_at(const TaskSpace& space, const Slot&, const int64_t* v) {
-  if (space.rule == SpaceRule::TiledAnchor)
-    return "inside the output's tile loops of levels 0.." + std::to_string(v[0] - 1);
-  static const char* kRows[] = {"inline", "in the output tile", "root"};
-  return v[0] >= 0 && v[0] <= 2 ? kRows[v[0]] : "level " + std::to_string(v[0]);
+// Compute and pack levels are numbered by the space's rules (space/rules.cc), which may refine
+// them; only the meanings space.h promises are spelled out here.
+std::string describe_compute_at(const TaskSpace&, const Slot&, const int64_t* v) {
+  return "level " + std::to_string(v[0]);
 }
 
 std::string describe_pack(const TaskSpace&, const Slot&, const int64_t* v) {
-  static const char* kLevels[] = {"no packing", "packed at the accumulator's level",
-                                  "packed inside the innermost reduction tile",
-                                  "packed inside the S2 tile"};
-  return v[0] >= 0 && v[0] <= 3 ? kLevels[v[0]] : "level " + std::to_string(v[0]);
+  return v[0] == 0 ? "no packing" : "packed at level " + std::to_string(v[0]);
 }
 
 std::string describe_vectorize(const TaskSpace& space, const Slot& s, const int64_t* v) {
@@ -109,6 +105,10 @@ std::string describe_rfactor(const TaskSpace&, const Slot&, const int64_t* v) {
   return v[0] == 0 ? "serial reduction" : std::to_string(v[0]) + " partial sums";
 }
 
+std::string describe_order(const TaskSpace&, const Slot&, const int64_t* v) {
+  return "d" + std::to_string(v[0]) + " innermost";
+}
+
 struct ShowRow {
   StepKind kind;
   Describe describe;
@@ -117,7 +117,7 @@ constexpr ShowRow kShowRows[] = {
     {StepKind::Tile, describe_tile},         {StepKind::ComputeAt, describe_compute_at},
     {StepKind::Pack, describe_pack},         {StepKind::Vectorize, describe_vectorize},
     {StepKind::Parallel, describe_parallel}, {StepKind::Unroll, describe_unroll},
-    {StepKind::RFactor, describe_rfactor},
+    {StepKind::RFactor, describe_rfactor},   {StepKind::Order, describe_order},
 };
 static_assert(sizeof(kShowRows) / sizeof(kShowRows[0]) == kStepKindCount, "one row per StepKind");
 

@@ -57,10 +57,24 @@ std::vector<std::string> training_workloads() {
   return w;
 }
 
+std::string canonical_workload(const std::string& spec) {
+  ZooSpec z = parse_zoo_spec(spec);
+  std::string s = z.name;
+  char sep = ':';
+  for (const auto& [k, v] : z.params) {
+    s += sep + k + "=" + std::to_string(v);
+    sep = ',';
+  }
+  return s;
+}
+
 std::vector<std::string> expand_workloads(const std::vector<std::string>& names) {
-  std::vector<std::string> out;
+  std::vector<std::string> out, canon;
   auto add = [&](const std::string& s) {
-    if (std::find(out.begin(), out.end(), s) == out.end()) out.push_back(s);
+    std::string c = canonical_workload(s);
+    if (std::find(canon.begin(), canon.end(), c) != canon.end()) return;
+    canon.push_back(c);
+    out.push_back(s);
   };
   for (const std::string& n : names) {
     if (n == "train") {
@@ -71,8 +85,7 @@ std::vector<std::string> expand_workloads(const std::vector<std::string>& names)
       TLM_USER_CHECK(is_zoo_name(n))
           << "workload '" << n << "' is neither a zoo spec (see `tlm zoo`) nor one of the sets "
           << "'train' and 'heldout'";
-      parse_zoo_spec(n);  // checks the parameters now, before any slow work
-      add(n);
+      add(n);  // parses the spec: bad parameters fail now, before any slow work
     }
   }
   return out;
@@ -83,9 +96,10 @@ std::vector<Subgraph> workload_tasks(const std::string& spec) {
   // away, so each spec is extracted once per process; the tasks themselves are small.
   static std::mutex mu;
   static std::map<std::string, std::vector<Subgraph>> cache;
+  const std::string key = canonical_workload(spec);
   {
     std::lock_guard<std::mutex> lock(mu);
-    auto it = cache.find(spec);
+    auto it = cache.find(key);
     if (it != cache.end()) return it->second;
   }
   Graph g = build_zoo_model(spec, 0);
@@ -94,7 +108,7 @@ std::vector<Subgraph> workload_tasks(const std::string& spec) {
   std::vector<Subgraph> out;
   for (Task& t : p.tasks) out.push_back(std::move(t.sub));
   std::lock_guard<std::mutex> lock(mu);
-  cache.emplace(spec, out);
+  cache.emplace(key, out);
   return out;
 }
 

@@ -5,6 +5,7 @@
 //   heldout_workloads()    the evaluation workloads: the end-to-end benchmark models at their
 //                          benchmark shapes; no task of them may appear in training data
 //   expand_workloads(xs)   "train" / "heldout" / zoo specs -> zoo specs
+//   canonical_workload(s)  the spec with every parameter spelled out (identity of a workload)
 //   workload_tasks(spec)   build the zoo model, prepare, partition: its unique tasks
 #pragma once
 
@@ -18,8 +19,12 @@ namespace tlm {
 std::vector<std::string> training_workloads();
 std::vector<std::string> heldout_workloads();
 
+// A zoo spec with every parameter written out, sorted: "resnet50" and "resnet50:image=224" both
+// give "resnet50:batch=1,classes=1000,image=224". UserError for a bad spec.
+std::string canonical_workload(const std::string& spec);
+
 // Replaces the set names "train" and "heldout" by their specs; other entries must be zoo specs
-// (UserError otherwise). Duplicates are dropped, first occurrence kept.
+// (UserError otherwise). Specs of the same workload are kept once, first spelling first.
 std::vector<std::string> expand_workloads(const std::vector<std::string>& names);
 
 // The unique tasks of one zoo workload (weights seeded with 0: they never enter a task).

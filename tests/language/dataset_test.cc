@@ -129,6 +129,8 @@ TEST(Dataset, BadRequestsAreUserErrors) {
   o.workloads = {"heldout"};
   o.exclude_heldout = true;
   EXPECT_THROW(sample_dataset(o), UserError);
+  o.workloads = {"resnet50"};  // the held-out resnet50:image=224, spelled differently
+  EXPECT_THROW(sample_dataset(o), UserError);
   o.workloads = {"no-such-model"};
   EXPECT_THROW(sample_dataset(o), UserError);
   o.workloads = {"resnet18:depth=3"};
@@ -144,6 +146,8 @@ TEST(Workloads, TrainingAndHeldOutSetsAreDisjointZooSpecs) {
   EXPECT_LE(held.size(), 6u);
   for (const std::string& h : held) EXPECT_EQ(std::count(train.begin(), train.end(), h), 0) << h;
   EXPECT_EQ(expand_workloads({"train", "heldout"}).size(), train.size() + held.size());
+  EXPECT_EQ(expand_workloads({"resnet50", "resnet50:image=224", "train"}).size(), train.size() + 1);
+  EXPECT_EQ(canonical_workload("resnet50"), "resnet50:batch=1,classes=1000,image=224");
   for (const std::string& w : expand_workloads({"train", "heldout"}))
     EXPECT_NO_THROW(parse_zoo_spec(w));
 }
