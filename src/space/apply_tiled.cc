@@ -68,10 +68,14 @@ int64_t span(const StagePlan& sp, const SpaceStage& st, int i, int level) {
   const auto& f = sp.tiles[i];
   int64_t inner = f[0] * f[1] * f[2];
   switch (level) {
-    case 0: return st.extents[i];
-    case 1: return inner;
-    case 2: return f[1] * f[2];
-    default: return f[2];
+    case 0:
+      return st.extents[i];
+    case 1:
+      return inner;
+    case 2:
+      return f[1] * f[2];
+    default:
+      return f[2];
   }
 }
 

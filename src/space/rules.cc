@@ -46,7 +46,8 @@ class CallCollector : public Halide::Internal::IRVisitor {
  protected:
   using IRVisitor::visit;
   void visit(const Call* op) override {
-    if (op->call_type == Call::Halide && std::find(names.begin(), names.end(), op->name) == names.end())
+    if (op->call_type == Call::Halide &&
+        std::find(names.begin(), names.end(), op->name) == names.end())
       names.push_back(op->name);
     IRVisitor::visit(op);
   }

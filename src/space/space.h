@@ -77,10 +77,10 @@ struct SpaceOperand {
 struct SpaceStage {
   std::string name;  // Halide Func name without Halide's "$n" uniquifier (stable across lowerings)
   StageRole role = StageRole::Pure;
-  std::vector<int64_t> extents;   // Halide order
-  std::vector<int64_t> rextents;  // rdom order (empty without an update)
-  int lanes = 1;                  // native vector lanes for its element type
-  std::vector<int> consumers;     // stages whose definitions call it directly
+  std::vector<int64_t> extents;        // Halide order
+  std::vector<int64_t> rextents;       // rdom order (empty without an update)
+  int lanes = 1;                       // native vector lanes for its element type
+  std::vector<int> consumers;          // stages whose definitions call it directly
   std::vector<SpaceOperand> operands;  // TiledAnchor anchor: what its update reads, in order
 };
 

@@ -27,12 +27,24 @@ struct TaskCase {
 
 // The anchor family of a task kind: "conv2d_add_relu" -> "conv2d".
 inline std::string family(const std::string& kind) {
-  static const char* kFamilies[] = {
-      "depthwise_conv2d", "group_conv2d",   "conv2d_transpose",  "conv1d",
-      "conv2d",           "conv3d",         "dense",             "batch_matmul",
-      "max_pool2d",       "avg_pool2d",     "global_avg_pool2d", "global_avg_pool3d",
-      "reduce_mean",      "reduce_sum",     "softmax",           "layer_norm",
-      "elemwise",         "injective"};
+  static const char* kFamilies[] = {"depthwise_conv2d",
+                                    "group_conv2d",
+                                    "conv2d_transpose",
+                                    "conv1d",
+                                    "conv2d",
+                                    "conv3d",
+                                    "dense",
+                                    "batch_matmul",
+                                    "max_pool2d",
+                                    "avg_pool2d",
+                                    "global_avg_pool2d",
+                                    "global_avg_pool3d",
+                                    "reduce_mean",
+                                    "reduce_sum",
+                                    "softmax",
+                                    "layer_norm",
+                                    "elemwise",
+                                    "injective"};
   for (const char* f : kFamilies)
     if (kind.rfind(f, 0) == 0) return f;
   return kind;
@@ -51,9 +63,9 @@ inline std::vector<Graph> hand_built_graphs() {
   {  // conv1d with bias and relu
     Graph g;
     ValueId x = g.add_input("x", DType::F32, {1, 8, 20});
-    ValueId y = g.add(Op::Conv, {x, weight(g, {16, 8, 3}, 1), weight(g, {16}, 2)},
-                      {{"strides", V{1}}, {"dilations", V{1}}, {"pads", V{1, 1}},
-                       {"group", int64_t(1)}});
+    ValueId y =
+        g.add(Op::Conv, {x, weight(g, {16, 8, 3}, 1), weight(g, {16}, 2)},
+              {{"strides", V{1}}, {"dilations", V{1}}, {"pads", V{1, 1}}, {"group", int64_t(1)}});
     g.mark_output(g.add(Op::Relu, {y}));
     gs.push_back(std::move(g));
   }
@@ -61,24 +73,25 @@ inline std::vector<Graph> hand_built_graphs() {
     Graph g;
     ValueId x = g.add_input("x", DType::F32, {1, 8, 10, 10});
     g.mark_output(g.add(Op::Conv, {x, weight(g, {8, 2, 3, 3}, 3)},
-                        {{"strides", V{2, 2}}, {"dilations", V{1, 1}},
-                         {"pads", V{1, 1, 1, 1}}, {"group", int64_t(4)}}));
+                        {{"strides", V{2, 2}},
+                         {"dilations", V{1, 1}},
+                         {"pads", V{1, 1, 1, 1}},
+                         {"group", int64_t(4)}}));
     gs.push_back(std::move(g));
   }
   {  // a matmul with a bias epilogue (dense) of sizes that are not powers of two
     Graph g;
     ValueId x = g.add_input("x", DType::F32, {24, 40});
-    ValueId y = g.add(Op::Gemm, {x, weight(g, {40, 48}, 4), weight(g, {48}, 5)},
-                      {{"alpha", 1.f}, {"beta", 1.f}, {"transA", int64_t(0)},
-                       {"transB", int64_t(0)}});
+    ValueId y =
+        g.add(Op::Gemm, {x, weight(g, {40, 48}, 4), weight(g, {48}, 5)},
+              {{"alpha", 1.f}, {"beta", 1.f}, {"transA", int64_t(0)}, {"transB", int64_t(0)}});
     g.mark_output(y);
     gs.push_back(std::move(g));
   }
   {  // reduce_sum of everything to a scalar
     Graph g;
     ValueId x = g.add_input("x", DType::F32, {6, 40});
-    g.mark_output(
-        g.add(Op::ReduceSum, {x}, {{"axes", V{0, 1}}, {"keepdims", int64_t(0)}}));
+    g.mark_output(g.add(Op::ReduceSum, {x}, {{"axes", V{0, 1}}, {"keepdims", int64_t(0)}}));
     gs.push_back(std::move(g));
   }
   {  // reduce_mean over the middle axis, kept
@@ -97,8 +110,10 @@ inline std::vector<Graph> hand_built_graphs() {
     Graph g;
     ValueId x = g.add_input("x", DType::F32, {1, 4, 6, 8, 8});
     g.mark_output(g.add(Op::MaxPool, {x},
-                        {{"kernel_shape", V{3, 3, 3}}, {"strides", V{2, 2, 2}},
-                         {"pads", V{1, 1, 1, 1, 1, 1}}, {"dilations", V{1, 1, 1}},
+                        {{"kernel_shape", V{3, 3, 3}},
+                         {"strides", V{2, 2, 2}},
+                         {"pads", V{1, 1, 1, 1, 1, 1}},
+                         {"dilations", V{1, 1, 1}},
                          {"ceil_mode", int64_t(0)}}));
     gs.push_back(std::move(g));
   }
@@ -109,9 +124,10 @@ inline std::vector<Graph> hand_built_graphs() {
 inline std::vector<TaskCase> representative_tasks(const HardwareInfo& hw) {
   std::vector<Graph> graphs;
   std::vector<Graph> hand = hand_built_graphs();
-  for (const char* spec : {"resnet18:image=32", "mobilenet_v3_small:image=32", "dcgan:image=16,ngf=8",
-                           "bert-tiny:seq=16,layers=1", "llama_layer:seq=8,hidden=64,heads=2,ff=96",
-                           "googlenet:image=64", "densenet121:image=32", "r3d_18:image=16,frames=2"}) {
+  for (const char* spec :
+       {"resnet18:image=32", "mobilenet_v3_small:image=32", "dcgan:image=16,ngf=8",
+        "bert-tiny:seq=16,layers=1", "llama_layer:seq=8,hidden=64,heads=2,ff=96",
+        "googlenet:image=64", "densenet121:image=32", "r3d_18:image=16,frames=2"}) {
     graphs.push_back(build_zoo_model(spec, 7));
   }
   size_t zoo_graphs = graphs.size();
