@@ -10,6 +10,7 @@
 
 #include "cli/commands.h"
 #include "cli/language_commands.h"
+#include "cli/tune_commands.h"
 #include "support/error.h"
 
 namespace tlm {
@@ -82,6 +83,9 @@ int dispatch(int argc, char** argv) {
   int language_code = -1;  // set by the callback of `tlm sample` / `tlm show` when they ran
   add_sample_command(app, &language_code);
   add_show_command(app, &language_code);
+  int tune_code = -1;  // set by the callback of `tlm tune` / `tlm measure` when they ran
+  add_tune_command(app, &tune_code);
+  add_measure_command(app, &tune_code);
 
   try {
     app.parse(argc, argv);
@@ -95,6 +99,7 @@ int dispatch(int argc, char** argv) {
   if (threads > 0) setenv("HL_NUM_THREADS", std::to_string(threads).c_str(), 1);
 
   if (language_code >= 0) return language_code;
+  if (tune_code >= 0) return tune_code;
   if (app.got_subcommand("zoo")) return cmd_zoo();
   if (app.got_subcommand("extract")) return cmd_extract(ex);
   ro.threads = threads;

@@ -1,0 +1,113 @@
+// `tlm tune`: flags -> TuneOptions, then tune_model() and the final table on stdout.
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <string>
+
+#include "cli/model_source.h"
+#include "cli/tune_commands.h"
+#include "partition/partition.h"
+#include "tune/tuner.h"
+
+namespace tlm {
+namespace {
+
+struct TuneCliOptions {
+  std::string model;
+  std::vector<std::string> dims;
+  uint64_t seed = 0;
+  TuneOptions tune;
+  bool no_e2e = false;
+  bool quiet = false;
+};
+
+std::string strategy_help() {
+  std::string s = "search strategy:";
+  for (const StrategyInfo& st : strategies()) s += "\n  " + st.name + ": " + st.help;
+  return s;
+}
+
+int run_tune(TuneCliOptions& o) {
+  find_strategy(o.tune.strategy);  // a bad name fails before the model is built
+  Graph g = load_model(o.model, parse_dims(o.dims), o.seed);
+  Partition p = partition_graph(g);
+  std::printf("model %s: %zu tasks, %zu instances; strategy %s, %d trials per task, records %s\n",
+              o.model.c_str(), p.tasks.size(), p.instances.size(), o.tune.strategy.c_str(),
+              o.tune.trials_per_task, o.tune.records_path.c_str());
+  std::fflush(stdout);
+  o.tune.workload = o.model;
+  o.tune.seed = o.seed;
+  o.tune.progress = !o.quiet;
+  if (!o.no_e2e) o.tune.model_inputs = random_inputs(g, o.seed);
+  TuneReport r = tune_model(g, p, o.tune);
+  std::printf("\n%s", r.table().c_str());
+  if (r.e2e_done && !r.e2e_verified) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "error: the tuned model differs from the reference interpreter\n");
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace
+
+void apply_global_threads(CLI::App& app) {
+  CLI::Option* threads = app.get_option_no_throw("--threads");
+  if (threads && threads->count() > 0)
+    setenv("HL_NUM_THREADS", std::to_string(threads->as<int>()).c_str(), 1);
+}
+
+void add_tune_command(CLI::App& app, int* exit_code) {
+  auto o = std::make_shared<TuneCliOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "tune",
+      "tune every task of a model: measure candidate programs in isolated workers, append a "
+      "record per measurement, then compile the model with the best ones, verify and time it");
+  cmd->add_option("MODEL", o->model, "zoo spec (e.g. resnet18:image=64) or path to an .onnx file")
+      ->required();
+  cmd->add_option("--dim", o->dims, "NAME=VALUE for a symbolic input dimension (repeatable)")
+      ->take_all();
+  cmd->add_option("--seed", o->seed, "seed of weights, inputs and the search")
+      ->capture_default_str();
+  cmd->add_option("--strategy", o->tune.strategy, strategy_help())->capture_default_str();
+  cmd->add_option("--trials-per-task", o->tune.trials_per_task,
+                  "measurement budget: this many times the number of tasks")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1000000));
+  cmd->add_option("--records", o->tune.records_path,
+                  "JSON-lines records file: appended to, and read to resume")
+      ->required();
+  cmd->add_option("--batch", o->tune.batch, "candidates measured per scheduling step")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 4096));
+  cmd->add_option("--tasks", o->tune.tasks, "only these task ids (`tlm extract` lists them)")
+      ->delimiter(',');
+  cmd->add_option("--remeasure", o->tune.remeasure_top,
+                  "re-measure this many best programs per task at the end")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 1000));
+  cmd->add_option("--repeats", o->tune.measure.timing.repeats,
+                  "timing samples per measurement (the median is recorded)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1000));
+  cmd->add_option("--compile-timeout", o->tune.measure.compile_timeout_s,
+                  "seconds a candidate may take to build")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--autoschedule-timeout", o->tune.measure.autoschedule_timeout_s,
+                  "seconds a Halide autoscheduler may take to schedule and build a task")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--run-timeout", o->tune.measure.run_timeout_s,
+                  "seconds a candidate may take to run (check and timing)")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  cmd->add_flag("--no-e2e", o->no_e2e, "skip compiling and timing the whole model at the end");
+  cmd->add_flag("--quiet", o->quiet, "no progress line");
+  cmd->callback([o, exit_code, &app] {
+    apply_global_threads(app);
+    *exit_code = run_tune(*o);
+  });
+}
+
+}  // namespace tlm

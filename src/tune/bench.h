@@ -1,0 +1,110 @@
+// Safe measurement of candidate programs: every candidate is compiled, checked and timed in a
+// forked worker (measure/worker.h), so that a program that fails to compile, crashes, hangs or
+// computes a wrong answer becomes a MeasureRecord with an error kind, never a dead tuner.
+//
+//   TaskBench           one task made ready once, in the parent: lowered (the space's source),
+//                       its space and sentence printer, seeded random inputs and the reference
+//                       output from the graph interpreter (an independent implementation)
+//   make_task_bench()   builds it; warm_halide_jit() readies Halide's JIT runtime in the parent
+//   measure_candidate() one candidate in one child: lower afresh, apply the program (or run a
+//                       Halide autoscheduler), JIT-compile (compile deadline), run once and
+//                       compare with the reference (WrongResult past atol + rtol * |ref|), then
+//                       time it (run deadline) with time_function: warm-up, repeats, median
+//
+// Why a child per candidate: compile and run share the child's memory (the JIT code lives
+// there), and a crash must cost one candidate only. Forking a parent whose JIT runtime is warm
+// costs a few milliseconds next to a 0.2-0.5 s compile, so candidates are not batched per child.
+// The parent never runs a Halide pipeline with parallel loops before forking (it would start
+// Halide's thread pool, whose threads a child does not inherit).
+//
+// Stability on a small noisy VM: runs use HL_NUM_THREADS = the cores of this process (the
+// tuned programs are parallel; every candidate gets the same pool); compiling is LLVM on one
+// thread; only one candidate is measured at a time (a compile next to a timed run would skew
+// it); each timing sample spans >= min_repeat_ms, the median of the samples is the latency.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "hardware/hardware.h"
+#include "language/sentence.h"
+#include "measure/records.h"
+#include "measure/timing.h"
+#include "space/space.h"
+#include "tune/autoschedule.h"
+
+namespace tlm {
+
+struct MeasureOptions {
+  double compile_timeout_s = 30;        // lowering + applying the program + JIT compile
+  double autoschedule_timeout_s = 600;  // the same for Halide autoscheduler candidates: their
+                                        // search (Adams2019's beam search) runs in this phase
+  double run_timeout_s = 20;            // the correctness run plus all timing samples
+  TimingOptions timing = {1, 5, 20};    // warm-up calls, timed samples, ms per sample at least
+  // Correctness: max_rel_violation(out, ref, atol, rtol) <= 1. Both sides compute in f32 but sum
+  // in different orders; 1e-3 holds for reductions of thousands of terms.
+  double atol = 1e-3;
+  double rtol = 1e-3;
+  // The children's stdout/stderr go to /dev/null: Halide's compile warnings and the
+  // autoschedulers' chatter would break the progress line. Outcomes travel over the pipe.
+  bool quiet_children = true;
+  // Test hook, run in the child at the start of phase 1 (before compiling) and phase 2 (after):
+  // tests make candidates crash or hang with it. Never set outside tests.
+  std::function<void(int phase)> child_hook;
+};
+
+// One task, ready to measure. Not copyable or movable: the printer points at the space.
+struct TaskBench {
+  Subgraph sub;
+  HardwareInfo hw;
+  std::string hardware_key;
+  std::string workload;  // recorded with every measurement
+  LoweredTask lowered;   // never scheduled: build_space's source (children lower afresh)
+  TaskSpace space;
+  std::unique_ptr<TaskPrinter> printer;
+  std::vector<Tensor> inputs;  // seeded; sub.graph.inputs order
+  Tensor reference;            // interpret(sub.graph, inputs)
+
+  TaskBench() = default;
+  TaskBench(const TaskBench&) = delete;
+  TaskBench& operator=(const TaskBench&) = delete;
+};
+
+// UserError when the task cannot be lowered or its space built.
+std::unique_ptr<TaskBench> make_task_bench(const Subgraph& sub, const HardwareInfo& hw,
+                                           const std::string& workload, uint64_t seed = 0);
+
+// Seeded inputs for a subgraph: f32 uniform in [-1, 1), bool 0/1, i64 uniform in [0, n) where n
+// is the smallest extent a Gather indexes with the input (through reshapes), else 100.
+std::vector<Tensor> subgraph_inputs(const Subgraph& sub, uint64_t seed);
+
+// Compiles and runs a trivial serial pipeline, so that Halide's JIT runtime is built once in the
+// parent instead of in every child. Starts no threads.
+void warm_halide_jit();
+
+// What to measure: a program of the task's space, or a Halide autoscheduler's schedule.
+struct Candidate {
+  Program program;
+  bool autoscheduled = false;
+  HalideAutoscheduler autoscheduler = HalideAutoscheduler::Adams2019;
+  std::string strategy;  // recorded as MeasureRecord::strategy
+};
+
+Candidate program_candidate(Program p, const std::string& strategy);
+Candidate autoscheduler_candidate(HalideAutoscheduler which);
+
+// The record's sentence for a candidate: the canonical sentence, or the autoscheduler marker.
+std::string candidate_sentence(const TaskBench& bench, const Candidate& c);
+
+// Measures one candidate in a forked child. Never throws for anything the candidate does.
+MeasureRecord measure_candidate(const TaskBench& bench, const Candidate& c,
+                                const MeasureOptions& options);
+
+// Recovers the program of a sentence of this task on this hardware (fast: no lowering); false
+// when the sentence is another task's, another hardware's, or not a valid program of the space.
+bool program_from_sentence(const TaskPrinter& printer, const std::string& sentence, Program* out);
+
+}  // namespace tlm

@@ -1,0 +1,117 @@
+#include "tune/measure_file.h"
+
+#include <sys/stat.h>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <set>
+
+#include "tune/progress.h"
+#include "tune/tuner.h"
+
+namespace tlm {
+namespace {
+
+double now_s() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+struct Line {
+  int64_t number = 0;
+  std::string text;
+};
+
+std::string trim(const std::string& s) {
+  size_t a = s.find_first_not_of(" \t\r\n"), b = s.find_last_not_of(" \t\r\n");
+  return a == std::string::npos ? "" : s.substr(a, b - a + 1);
+}
+
+}  // namespace
+
+std::string MeasureFileReport::summary() const {
+  char buf[512];
+  std::snprintf(buf, sizeof buf,
+                "%lld sentences: %lld measured (%lld valid) on %lld tasks, %lld already in the "
+                "records, %lld rejected; %s of measuring = %.1f valid/min\n",
+                (long long)sentences, (long long)measured, (long long)ok, (long long)tasks,
+                (long long)already, (long long)rejected, format_duration(measure_wall_s).c_str(),
+                valid_per_minute());
+  std::string s = buf;
+  for (const auto& [kind, n] : errors) s += "  " + kind + ": " + std::to_string(n) + "\n";
+  return s;
+}
+
+MeasureFileReport measure_sentence_file(const MeasureFileOptions& o) {
+  TLM_USER_CHECK(!o.records_path.empty()) << "measure: a records file is required (--records)";
+  std::ifstream in(o.sentences_path);
+  TLM_USER_CHECK(in.good()) << "cannot open sentence file " << o.sentences_path;
+  std::vector<Line> lines;
+  std::string text;
+  for (int64_t n = 1; std::getline(in, text); n++) {
+    text = trim(text);
+    if (!text.empty() && text[0] != '#') lines.push_back({n, text});
+  }
+
+  HardwareInfo hw = detect_hardware();
+  const std::string hw_key = hardware_key(hw);
+  set_halide_threads(hw);
+  host_target();
+  std::set<std::string> known;
+  struct stat st;
+  if (::stat(o.records_path.c_str(), &st) == 0)
+    for (const MeasureRecord& r : load_records(o.records_path))
+      if (r.hardware == hw_key) known.insert(r.sentence);
+
+  MeasureFileReport rep;
+  rep.sentences = (int64_t)lines.size();
+  warm_halide_jit();
+  RecordWriter writer(o.records_path);
+  std::map<std::string, std::unique_ptr<TaskBench>> benches;  // by task key
+  int64_t budget = o.limit > 0 ? std::min<int64_t>(o.limit, rep.sentences) : rep.sentences;
+  ProgressLine progress(o.progress, "measure", budget);
+  for (const Line& line : lines) {
+    if (rep.measured >= budget) break;
+    const std::string where = o.sentences_path + ":" + std::to_string(line.number);
+    ParsedSentence ps;
+    try {
+      ps = parse_sentence(line.text);
+    } catch (const UserError& e) {
+      std::fprintf(stderr, "%s: not a sentence: %s\n", where.c_str(), e.what());
+      rep.rejected++;
+      continue;
+    }
+    if (hardware_key(ps.hw) != hw_key) {
+      std::fprintf(stderr, "%s: written for hardware %s, this machine is %s\n", where.c_str(),
+                   hardware_key(ps.hw).c_str(), hw_key.c_str());
+      rep.rejected++;
+      continue;
+    }
+    const std::string canonical = ps.sentence.to_text();
+    if (known.count(canonical)) {
+      rep.already++;
+      continue;
+    }
+    std::unique_ptr<TaskBench>& bench = benches[ps.sub.key];
+    if (!bench) bench = make_task_bench(ps.sub, hw, o.workload, o.seed);
+    double t0 = now_s();
+    MeasureRecord r =
+        measure_candidate(*bench, program_candidate(ps.program, o.strategy), o.measure);
+    rep.measure_wall_s += now_s() - t0;
+    writer.append(r);
+    known.insert(canonical);
+    rep.measured++;
+    rep.ok += r.ok();
+    if (!r.ok()) rep.errors[r.error]++;
+    char detail[160];
+    std::snprintf(detail, sizeof detail, "%s: %s", r.task_kind.c_str(),
+                  r.ok() ? (std::to_string(r.median_s * 1e3) + " ms").c_str() : r.error.c_str());
+    progress.update(rep.measured, detail);
+  }
+  progress.finish();
+  rep.tasks = (int64_t)benches.size();
+  return rep;
+}
+
+}  // namespace tlm

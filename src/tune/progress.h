@@ -1,0 +1,32 @@
+// The progress line of a tuning run on stderr: measurements done of the budget, the task being
+// tuned with its trials and best latency, the estimated weighted total and an ETA. On a terminal
+// it redraws one line; otherwise (logs, tests) it prints a line every `log_every` seconds.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+
+namespace tlm {
+
+class ProgressLine {
+ public:
+  ProgressLine(bool enabled, std::string label, int64_t total, double log_every_s = 10);
+  // `done` counts this run's measurements; `detail` is the rest of the line.
+  void update(int64_t done, const std::string& detail);
+  void finish();  // clears the line (terminal) or prints the last state (log)
+
+ private:
+  bool enabled_, tty_;
+  std::string label_;
+  int64_t total_;
+  double log_every_s_;
+  double last_log_s_ = -1e9;
+  std::string last_;
+  std::chrono::steady_clock::time_point start_;
+};
+
+// "1m05s", "12.3s", "2h03m"
+std::string format_duration(double seconds);
+
+}  // namespace tlm

@@ -1,0 +1,92 @@
+// The final table of a tuning run, and the schedule hook that compiles a model with the best
+// program of each task.
+#include <cmath>
+#include <cstdio>
+#include <mutex>
+
+#include "tune/progress.h"
+#include "tune/tuner.h"
+
+namespace tlm {
+
+std::string TuneReport::table() const {
+  std::string s;
+  char line[512];
+  std::snprintf(line, sizeof line, "strategy %s on %s\n", strategy.c_str(), hardware.c_str());
+  s += line;
+  std::snprintf(line, sizeof line, "%4s  %-28s %6s %8s %6s %5s %12s %9s\n", "task", "kind",
+                "weight", "trials", "(new)", "ok", "best ms", "GFLOP/s");
+  s += line;
+  double weighted = 0;
+  int64_t trials = 0;
+  for (const TaskResult& t : tasks) {
+    trials += t.trials;
+    std::string kind = t.kind.size() > 28 ? t.kind.substr(0, 25) + "..." : t.kind;
+    if (!t.note.empty()) {
+      std::snprintf(line, sizeof line, "%4d  %-28s %6d  %s\n", t.task_id, kind.c_str(), t.weight,
+                    t.note.c_str());
+      s += line;
+      continue;
+    }
+    char best[32] = "-", gf[32] = "-";
+    if (t.best_s > 0) {
+      std::snprintf(best, sizeof best, "%.4f", t.best_s * 1e3);
+      std::snprintf(gf, sizeof gf, "%.2f", t.flops / t.best_s * 1e-9);
+      weighted += t.weight * t.best_s;
+    }
+    std::snprintf(line, sizeof line, "%4d  %-28s %6d %8d %6s %5d %12s %9s\n", t.task_id,
+                  kind.c_str(), t.weight, t.trials,
+                  ("(" + std::to_string(t.new_trials) + ")").c_str(), t.ok, best, gf);
+    s += line;
+  }
+  std::snprintf(line, sizeof line, "sum over tasks of weight x best: %.4f ms\n", weighted * 1e3);
+  s += line;
+  if (e2e_done) {
+    std::snprintf(line, sizeof line,
+                  "end-to-end: tuned %.4f ms, default schedules %.4f ms (%.2fx); verify %s "
+                  "(worst violation %.3g)\n",
+                  e2e_tuned_ms, e2e_default_ms,
+                  e2e_tuned_ms > 0 ? e2e_default_ms / e2e_tuned_ms : 0.0,
+                  e2e_verified ? "PASS" : "FAIL", e2e_violation);
+  } else {
+    std::snprintf(line, sizeof line, "end-to-end: %s\n", e2e_note.c_str());
+  }
+  s += line;
+  std::snprintf(line, sizeof line,
+                "measurements: %lld of this strategy in the records; %lld made in this run "
+                "(%lld valid) in %s of measuring = %.1f valid/min; wall time %s\n",
+                (long long)trials, (long long)measured, (long long)measured_ok,
+                format_duration(measure_wall_s).c_str(), valid_per_minute(),
+                format_duration(wall_s).c_str());
+  s += line;
+  return s;
+}
+
+ScheduleHook best_schedule_hook(const Partition& p, const std::vector<std::string>& best,
+                                const HardwareInfo& hw) {
+  TLM_CHECK(best.size() == p.tasks.size()) << "one sentence per task";
+  std::map<int, std::string> by_id;
+  for (size_t i = 0; i < p.tasks.size(); i++) by_id[p.tasks[i].id] = best[i];
+  auto mu = std::make_shared<std::mutex>();  // autoschedulers are not known to be reentrant
+  return [by_id, hw, mu](int task_id, LoweredTask& t) {
+    auto it = by_id.find(task_id);
+    const std::string sentence = it == by_id.end() ? "" : it->second;
+    HalideAutoscheduler which;
+    if (sentence.empty()) {
+      apply_default_schedule(t, host_target());
+    } else if (is_autoscheduler_marker(sentence, &which)) {
+      std::lock_guard<std::mutex> lock(*mu);
+      apply_halide_autoscheduler(t, which, hw, host_target());
+    } else {
+      TaskSpace space = build_space(t, hw);
+      TaskPrinter printer(t.sub, hw, space);
+      Program prog;
+      TLM_USER_CHECK(program_from_sentence(printer, sentence, &prog))
+          << "task " << task_id << " (" << t.sub.kind
+          << "): the recorded sentence is not a program of this task on this hardware";
+      apply_program(t, space, prog);
+    }
+  };
+}
+
+}  // namespace tlm

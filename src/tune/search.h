@@ -1,0 +1,73 @@
+// Search policies: which programs of one task to measure next.
+//
+//   TaskSearch              what is known about one task: its bench, every program measured on
+//                           this hardware (by any strategy, from the records file too) with its
+//                           latency, and the cost model of the evolutionary search
+//   SearchPolicy::propose   up to n programs never measured or proposed before
+//   random                  uniform sampling through next_options (the paper's and Ansor's
+//                           sampler, sample_program)
+//   evolutionary            Ansor's evolutionary search: a population of the best measured
+//                           programs and fresh samples evolves for a few generations under
+//                           mutation and crossover, ranked by an XGBoost model of the task's
+//                           measured records (retrained after every batch); the batch is the
+//                           top-scoring unmeasured programs plus an epsilon share of random ones
+//   mutate_program()        resample one slot's values, keep the rest where still valid
+//   crossover_programs()    slot by slot from either parent, repaired where invalid
+// Both operators walk the program through next_options(), so every child is valid by
+// construction, like every sample.
+#pragma once
+
+#include <memory>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "tune/bench.h"
+#include "tune/cost_model.h"
+
+namespace tlm {
+
+struct TaskSearch {
+  const TaskBench* bench = nullptr;
+  // Measured programs and their median latency (<= 0: the program failed), in measure order.
+  std::vector<Program> programs;
+  std::vector<double> latencies_s;
+  std::set<std::vector<int64_t>> seen;  // measured or already proposed
+  bool exhausted = false;               // sampling stopped finding unseen programs
+  std::unique_ptr<CostModel> model;     // evolutionary only
+  int model_rows = 0;                   // records the model was trained on
+
+  void add(const Program& p, double latency_s);  // a measurement (also marks it seen)
+  int ok_count() const;
+};
+
+struct EvolutionOptions {
+  int population = 128;          // programs per generation
+  int generations = 4;           // generations per proposed batch
+  double crossover_prob = 0.15;  // else mutation
+  double eps_random = 0.1;       // share of the batch sampled at random (at least 1 of >= 4)
+  int min_train = 4;             // error-free measurements before the model is trusted
+  int elite = 16;                // best measured programs seeded into the first generation
+};
+
+class SearchPolicy {
+ public:
+  virtual ~SearchPolicy() = default;
+  virtual const char* name() const = 0;
+  // Up to n unseen programs, marked seen; fewer (and t.exhausted set) when the space runs dry.
+  virtual std::vector<Program> propose(TaskSearch& t, int n, std::mt19937_64& rng) = 0;
+};
+
+std::unique_ptr<SearchPolicy> make_random_search();
+std::unique_ptr<SearchPolicy> make_evolutionary_search(const EvolutionOptions& o = {});
+
+// Up to n unseen uniform samples (marked seen); sets t.exhausted when many draws in a row were
+// seen already.
+std::vector<Program> sample_unseen(TaskSearch& t, int n, std::mt19937_64& rng);
+
+Program mutate_program(const TaskSpace& space, const Program& p, std::mt19937_64& rng);
+Program crossover_programs(const TaskSpace& space, const Program& a, const Program& b,
+                           std::mt19937_64& rng);
+
+}  // namespace tlm

@@ -1,0 +1,331 @@
+// tune_model: the steps listed in tuner.h, one function each, called in order. The final table
+// and the schedule hook live in report.cc.
+#include "tune/tuner.h"
+
+#include <sys/stat.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <set>
+
+#include "graph/interpreter.h"
+#include "runtime/executor.h"
+#include "tune/progress.h"
+
+namespace tlm {
+namespace {
+
+double now_s() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+const char* kRemeasureSuffix = "/remeasure";
+
+bool file_exists(const std::string& path) {
+  struct stat st;
+  return ::stat(path.c_str(), &st) == 0;
+}
+
+std::string ms(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.4g ms", s * 1e3);
+  return buf;
+}
+
+// Everything the run knows about one tuned task.
+struct TaskRun {
+  int index = 0;  // into Partition::tasks
+  std::unique_ptr<TaskBench> bench;
+  TaskSearch search;
+  std::set<std::string> sentences;  // this strategy's measured sentences (the budget)
+  TaskResult result;
+};
+
+struct Run {
+  const TuneOptions& o;
+  const StrategyInfo& strategy;
+  HardwareInfo hw;
+  std::string hw_key;
+  std::vector<MeasureRecord> records;  // this hardware's, from the file and this run
+  std::vector<TaskRun> tasks;
+  std::unique_ptr<RecordWriter> writer;
+  TuneReport report;
+
+  Run(const TuneOptions& opts, const StrategyInfo& s) : o(opts), strategy(s) {}
+
+  // Measures, appends to the file, and remembers one candidate.
+  MeasureRecord measure(TaskRun& t, const Candidate& c, const MeasureOptions& mo) {
+    double t0 = now_s();
+    MeasureRecord r = measure_candidate(*t.bench, c, mo);
+    report.measure_wall_s += now_s() - t0;
+    writer->append(r);
+    records.push_back(r);
+    report.measured++;
+    report.measured_ok += r.ok();
+    return r;
+  }
+};
+
+// Step 1: this hardware's records of the file, if it exists.
+void load_existing(Run& run) {
+  if (!file_exists(run.o.records_path)) return;
+  for (MeasureRecord& r : load_records(run.o.records_path))
+    if (r.hardware == run.hw_key) run.records.push_back(std::move(r));
+}
+
+// Step 2: benches, and what the records already say about each task.
+void prepare_tasks(Run& run, const Partition& p) {
+  std::set<int> wanted(run.o.tasks.begin(), run.o.tasks.end());
+  for (int id : wanted) {
+    bool found = false;
+    for (const Task& t : p.tasks) found |= t.id == id;
+    TLM_USER_CHECK(found) << "--tasks: the model has no task " << id << " (it has "
+                          << p.tasks.size() << " tasks; `tlm extract` lists them)";
+  }
+  std::map<std::string, std::vector<const MeasureRecord*>> by_task;
+  for (const MeasureRecord& r : run.records) by_task[r.task_key].push_back(&r);
+
+  for (size_t i = 0; i < p.tasks.size(); i++) {
+    const Task& task = p.tasks[i];
+    if (!wanted.empty() && !wanted.count(task.id)) continue;
+    TaskRun t;
+    t.index = (int)i;
+    t.result.task_id = task.id;
+    t.result.kind = task.sub.kind;
+    t.result.weight = task.weight;
+    t.result.flops = task.sub.flops;
+    try {
+      t.bench = make_task_bench(task.sub, run.hw, run.o.workload, run.o.seed);
+    } catch (const UserError& e) {
+      t.result.note = std::string("skipped: ") + e.what();
+      run.report.tasks.push_back(t.result);
+      continue;
+    }
+    t.search.bench = t.bench.get();
+    for (const MeasureRecord* r : by_task[task.sub.key]) {
+      if (r->strategy == run.strategy.name) t.sentences.insert(r->sentence);
+      Program prog;
+      if (program_from_sentence(*t.bench->printer, r->sentence, &prog) &&
+          !t.search.seen.count(prog.values))
+        t.search.add(prog, r->ok() ? r->median_s : -1);
+    }
+    run.tasks.push_back(std::move(t));
+  }
+}
+
+// Step 3 (search strategies): scheduler + policy until the budget is spent.
+void search(Run& run) {
+  std::unique_ptr<SearchPolicy> policy = run.strategy.name == "random"
+                                             ? make_random_search()
+                                             : make_evolutionary_search(run.o.evolution);
+  std::vector<double> weights;
+  for (const TaskRun& t : run.tasks) weights.push_back(t.result.weight);
+  SchedulerOptions so = run.o.scheduler;
+  so.window = std::max(1, run.o.batch);
+  so.warmup = std::min(run.o.batch, run.o.trials_per_task);
+  TaskScheduler sched(weights, so);
+  // Replay this strategy's earlier trials, in file order, so that resuming continues where the
+  // killed run stopped.
+  int64_t used = 0;
+  for (size_t k = 0; k < run.tasks.size(); k++) {
+    std::set<std::string> counted;
+    for (const MeasureRecord& r : run.records)
+      if (r.task_key == run.tasks[k].bench->sub.key && r.strategy == run.strategy.name &&
+          counted.insert(r.sentence).second)
+        sched.record((int)k, r.ok() ? r.median_s : -1);
+    used += (int64_t)run.tasks[k].sentences.size();
+  }
+  const int64_t budget = (int64_t)run.o.trials_per_task * (int64_t)run.tasks.size();
+  std::mt19937_64 rng(run.o.seed * 7919 + 17);
+  ProgressLine progress(run.o.progress, "tune " + run.strategy.name,
+                        std::max<int64_t>(0, budget - used));
+  int64_t done = 0;
+  while (used < budget) {
+    int k = sched.next_task();
+    if (k < 0) break;
+    TaskRun& t = run.tasks[k];
+    int n = (int)std::min<int64_t>(run.o.batch, budget - used);
+    std::vector<Program> batch = policy->propose(t.search, n, rng);
+    if (batch.empty() || t.search.exhausted) sched.mark_done(k);
+    for (const Program& prog : batch) {
+      MeasureRecord r = run.measure(t, program_candidate(prog, run.strategy.name), run.o.measure);
+      double lat = r.ok() ? r.median_s : -1;
+      t.search.add(prog, lat);
+      sched.record(k, lat);
+      t.sentences.insert(r.sentence);
+      t.result.new_trials++;
+      used++;
+      done++;
+      char detail[256];
+      std::snprintf(detail, sizeof detail, "task %d %s: %d trials, best %s | sum w*best %s",
+                    t.result.task_id, t.result.kind.c_str(), sched.trials(k),
+                    std::isfinite(sched.best(k)) ? ms(sched.best(k)).c_str() : "-",
+                    ms(sched.weighted_best()).c_str());
+      progress.update(done, detail);
+    }
+  }
+  progress.finish();
+}
+
+// Step 3 (Halide strategies): one autoscheduled program per task, unless recorded already.
+void autoschedule(Run& run) {
+  HalideAutoscheduler which;
+  TLM_CHECK(find_halide_autoscheduler(run.strategy.name, &which)) << run.strategy.name;
+  load_halide_autoscheduler(which);
+  ProgressLine progress(run.o.progress, "tune " + run.strategy.name, (int64_t)run.tasks.size());
+  int64_t done = 0;
+  for (TaskRun& t : run.tasks) {
+    if (t.sentences.empty()) {
+      MeasureRecord r = run.measure(t, autoscheduler_candidate(which), run.o.measure);
+      t.sentences.insert(r.sentence);
+      t.result.new_trials++;
+    }
+    progress.update(++done, "task " + std::to_string(t.result.task_id) + " " + t.result.kind);
+  }
+  progress.finish();
+}
+
+// Step 4: re-measure the best few of each task; the final best is the lowest re-measured one.
+void remeasure_and_pick(Run& run) {
+  const std::string re = run.strategy.name + kRemeasureSuffix;
+  MeasureOptions mo = run.o.measure;
+  mo.timing.repeats = std::max(mo.timing.repeats, run.o.remeasure_repeats);
+  for (TaskRun& t : run.tasks) {
+    const std::string& key = t.bench->sub.key;
+    std::map<std::string, double> first, again;  // sentence -> median (search / latest re-run)
+    int ok = 0;
+    for (const MeasureRecord& r : run.records) {
+      if (r.task_key != key || !r.ok()) continue;
+      if (r.strategy == run.strategy.name && !first.count(r.sentence)) {
+        first[r.sentence] = r.median_s;
+        ok++;
+      }
+      if (r.strategy == re) again[r.sentence] = r.median_s;
+    }
+    t.result.trials = (int)t.sentences.size();
+    t.result.ok = ok;
+    std::vector<std::pair<double, std::string>> ranked;
+    for (const auto& [s, m] : first) ranked.push_back({m, s});
+    std::sort(ranked.begin(), ranked.end());
+    for (int i = 0; i < (int)ranked.size() && i < run.o.remeasure_top; i++) {
+      const std::string& s = ranked[i].second;
+      if (again.count(s)) continue;
+      Candidate c;
+      HalideAutoscheduler which;
+      if (is_autoscheduler_marker(s, &which)) {
+        c = autoscheduler_candidate(which);
+      } else if (!program_from_sentence(*t.bench->printer, s, &c.program)) {
+        continue;
+      }
+      c.strategy = re;
+      MeasureRecord r = run.measure(t, c, mo);
+      if (r.ok()) again[s] = r.median_s;
+    }
+    const std::map<std::string, double>& pool = again.empty() ? first : again;
+    for (const auto& [s, m] : pool)
+      if (t.result.best_s == 0 || m < t.result.best_s) {
+        t.result.best_s = m;
+        t.result.best_sentence = s;
+      }
+  }
+}
+
+// Step 5: the whole model with the best programs, verified and timed, next to the defaults.
+void end_to_end(Run& run, const Graph& g, const Partition& p) {
+  if (run.o.model_inputs.empty()) {
+    run.report.e2e_note = "skipped (no model inputs)";
+    return;
+  }
+  std::vector<std::string> best(p.tasks.size());
+  for (const TaskRun& t : run.tasks) best[t.index] = t.result.best_sentence;
+  try {
+    CompileOptions co;
+    co.compile_threads = run.hw.cores;
+    co.schedule = best_schedule_hook(p, best, run.hw);
+    CompiledModel tuned = compile_model(g, p, co);
+    std::vector<Tensor> out = tuned.run(run.o.model_inputs);
+    std::vector<Tensor> ref = interpret(g, run.o.model_inputs);
+    double worst = 0;
+    for (size_t i = 0; i < ref.size() && i < out.size(); i++) {
+      double v = max_rel_violation(out[i], ref[i], run.o.e2e_atol, run.o.e2e_rtol);
+      if (!(v <= worst)) worst = v;
+    }
+    run.report.e2e_violation = worst;
+    run.report.e2e_verified = worst <= 1.0;
+    run.report.e2e_tuned_ms = tuned.time(run.o.model_inputs, 2, run.o.e2e_repeat).end_to_end_ms;
+    CompileOptions dco;
+    dco.compile_threads = run.hw.cores;
+    CompiledModel untuned = compile_model(g, p, dco);
+    run.report.e2e_default_ms = untuned.time(run.o.model_inputs, 2, run.o.e2e_repeat).end_to_end_ms;
+    run.report.e2e_done = true;
+  } catch (const std::exception& e) {
+    run.report.e2e_note = std::string("failed: ") + e.what();
+  }
+}
+
+}  // namespace
+
+const std::vector<StrategyInfo>& strategies() {
+  static const std::vector<StrategyInfo> rows = [] {
+    std::vector<StrategyInfo> r = {
+        {"random", StrategyKind::Search, "uniform samples of the schedule space"},
+        {"evolutionary", StrategyKind::Search,
+         "Ansor-style evolution ranked by an XGBoost cost model trained on the measurements"},
+    };
+    for (const HalideAutoschedulerInfo& h : halide_autoschedulers())
+      r.push_back({h.strategy, StrategyKind::HalideAutoscheduler,
+                   std::string("Halide's ") + h.halide_name + " autoscheduler (one program)"});
+    return r;
+  }();
+  return rows;
+}
+
+const StrategyInfo& find_strategy(const std::string& name) {
+  std::string names;
+  for (const StrategyInfo& s : strategies()) {
+    if (s.name == name) return s;
+    names += (names.empty() ? "" : ", ") + s.name;
+  }
+  TLM_USER_ERROR() << "unknown strategy '" << name << "' (valid: " << names << ")";
+}
+
+int set_halide_threads(const HardwareInfo& hw) {
+  if (!std::getenv("HL_NUM_THREADS"))
+    setenv("HL_NUM_THREADS", std::to_string(std::max(1, hw.cores)).c_str(), 1);
+  return std::atoi(std::getenv("HL_NUM_THREADS"));
+}
+
+TuneReport tune_model(const Graph& g, const Partition& p, const TuneOptions& o) {
+  const double t0 = now_s();
+  Run run(o, find_strategy(o.strategy));
+  TLM_USER_CHECK(!o.records_path.empty()) << "tune: a records file is required (--records)";
+  TLM_USER_CHECK(o.trials_per_task >= 1) << "tune: --trials-per-task must be >= 1";
+  TLM_USER_CHECK(o.batch >= 1) << "tune: --batch must be >= 1";
+  run.hw = detect_hardware();
+  run.hw_key = hardware_key(run.hw);
+  set_halide_threads(run.hw);
+  host_target();  // fixes the target before any fork
+  run.report.strategy = o.strategy;
+  run.report.hardware = run.hw_key;
+
+  load_existing(run);
+  prepare_tasks(run, p);
+  warm_halide_jit();
+  run.writer = std::make_unique<RecordWriter>(o.records_path);
+  if (run.strategy.kind == StrategyKind::Search)
+    search(run);
+  else
+    autoschedule(run);
+  remeasure_and_pick(run);
+  for (TaskRun& t : run.tasks) run.report.tasks.push_back(t.result);
+  std::sort(run.report.tasks.begin(), run.report.tasks.end(),
+            [](const TaskResult& a, const TaskResult& b) { return a.task_id < b.task_id; });
+  end_to_end(run, g, p);
+  run.report.wall_s = now_s() - t0;
+  return run.report;
+}
+
+}  // namespace tlm

@@ -1,0 +1,114 @@
+// The tuning driver behind `tlm tune`: measure programs of every task of a model with one
+// strategy, append a record per measurement, and report per-task and end-to-end results.
+//
+//   tune_model(g, p, options)   the whole run, as a straight list of steps:
+//     1. load the records file (if any) and keep this hardware's records: already-measured
+//        sentences are never measured again, and this strategy's count toward its budget
+//        (resume after a kill -9 loses at most the candidate in flight);
+//     2. make a TaskBench per task (reference outputs from the interpreter);
+//     3. search strategies: the task scheduler (tune/scheduler.h) picks a task, the policy
+//        (tune/search.h) proposes a batch, each candidate is measured in a worker and appended
+//        (fsync'd) to the records, until trials_per_task x tasks measurements exist;
+//        Halide strategies: one autoscheduled program per task;
+//     4. re-measure the best few programs of each task with more repeats ("S/remeasure"
+//        records); a task's final best is the lowest re-measured latency;
+//     5. compile the model with every task's best program through the runtime's schedule hook,
+//        verify it against the interpreter and time it, next to the default schedules.
+//   strategies()                the --strategy table: random, evolutionary, halide-*
+//   TuneReport::table()         the final table (per-task best, end-to-end, measurements, time)
+//
+// Budget: trials_per_task x (tuned tasks) distinct sentences of this strategy in the records
+// file. The scheduler spreads them by gradient, so a task may get more or fewer than N.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "partition/partition.h"
+#include "tune/bench.h"
+#include "tune/scheduler.h"
+#include "tune/search.h"
+
+namespace tlm {
+
+enum class StrategyKind { Search, HalideAutoscheduler };
+
+struct StrategyInfo {
+  std::string name;  // the --strategy value
+  StrategyKind kind;
+  std::string help;  // one line for --help
+};
+const std::vector<StrategyInfo>& strategies();
+// UserError naming the valid strategies when `name` is not one of them.
+const StrategyInfo& find_strategy(const std::string& name);
+
+struct TuneOptions {
+  std::string strategy = "evolutionary";
+  int trials_per_task = 64;    // measurement budget per task (search strategies)
+  std::string records_path;    // JSON-lines records, appended; required
+  std::string workload;        // recorded in every record (the MODEL argument)
+  int batch = 8;               // candidates per scheduler step
+  uint64_t seed = 0;           // search randomness and task inputs
+  std::vector<int> tasks;      // task ids to tune; empty: all
+  int remeasure_top = 3;       // re-measured programs per task at the end (0: none)
+  int remeasure_repeats = 15;  // timing samples of a re-measurement
+  MeasureOptions measure;
+  EvolutionOptions evolution;
+  SchedulerOptions scheduler;
+  bool progress = true;  // progress line on stderr
+  // End to end: compile the model with the best programs, verify, time. model_inputs are the
+  // model's inputs in graph order (the CLI draws them like `tlm run`); empty: skip this step.
+  std::vector<Tensor> model_inputs;
+  int e2e_repeat = 10;
+  double e2e_atol = 1e-3, e2e_rtol = 1e-3;
+};
+
+struct TaskResult {
+  int task_id = 0;
+  std::string kind;
+  int weight = 0;
+  double flops = 0;
+  int trials = 0;      // this strategy's distinct measured sentences (resumed ones included)
+  int new_trials = 0;  // of those, measured in this run
+  int ok = 0;          // error-free among `trials`
+  double best_s = 0;   // final best (re-measured) latency; 0: no valid program
+  std::string best_sentence;
+  std::string note;  // why a task was skipped, if it was
+};
+
+struct TuneReport {
+  std::string strategy;
+  std::string hardware;
+  std::vector<TaskResult> tasks;
+  int64_t measured = 0;       // measurements made in this run (re-measurements included)
+  int64_t measured_ok = 0;    // of those, error-free
+  double measure_wall_s = 0;  // wall time spent in measurement workers
+  double wall_s = 0;          // the whole run
+  bool e2e_done = false;
+  bool e2e_verified = false;
+  double e2e_violation = 0;
+  double e2e_tuned_ms = 0, e2e_default_ms = 0;
+  std::string e2e_note;  // why end-to-end was skipped, if it was
+
+  double valid_per_minute() const {
+    return measure_wall_s > 0 ? measured_ok * 60.0 / measure_wall_s : 0;
+  }
+  std::string table() const;
+};
+
+TuneReport tune_model(const Graph& g, const Partition& p, const TuneOptions& o);
+
+// A schedule hook for compile_model (runtime/executor.h) that applies, per task id, the best
+// program of `best` (sentences of the task on this hardware, or autoscheduler markers); tasks
+// without one get the default schedule. `tasks` gives the subgraphs by task id.
+using ScheduleHook = std::function<void(int task_id, LoweredTask&)>;
+ScheduleHook best_schedule_hook(const Partition& p, const std::vector<std::string>& best,
+                                const HardwareInfo& hw);
+
+// Makes sure HL_NUM_THREADS is set (to the cores this process may use, unless the user set it)
+// before Halide's thread pool first starts; returns the value in effect.
+int set_halide_threads(const HardwareInfo& hw);
+
+}  // namespace tlm
