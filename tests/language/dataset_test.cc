@@ -9,6 +9,7 @@
 #include <set>
 #include <sstream>
 
+#include "graph/passes.h"
 #include "language/sentence.h"
 #include "language/vocab.h"
 #include "language/workloads.h"
@@ -138,6 +139,27 @@ TEST(Dataset, BadRequestsAreUserErrors) {
   o = small_options("", 0, 1);
   EXPECT_THROW(sample_dataset(o), UserError);
   EXPECT_THROW(load_manifest(temp_dir("ds_none")), UserError);
+}
+
+std::set<std::string> keys_of(const std::vector<Subgraph>& tasks) {
+  std::set<std::string> keys;
+  for (const Subgraph& s : tasks) keys.insert(s.key);
+  return keys;
+}
+
+// workload_tasks() extracts deep transformer stacks from three layers: the task set must be the
+// full model's.
+TEST(Workloads, ShallowExtractionGivesEveryTaskOfADeepStack) {
+  for (const char* spec : {"bert-tiny:layers=7", "bert-base:seq=16",
+                           "gpt2:layers=6,hidden=64,heads=2,ff=128,vocab=300",
+                           "llama_layer:layers=5,hidden=64,heads=2,ff=96,seq=16"}) {
+    Graph g = build_zoo_model(spec, 0);
+    prepare_graph(g);
+    std::vector<Subgraph> full;
+    for (Task& t : partition_graph(g).tasks) full.push_back(t.sub);
+    EXPECT_EQ(keys_of(workload_tasks(spec)), keys_of(full)) << spec;
+    EXPECT_GT(full.size(), 5u);
+  }
 }
 
 TEST(Workloads, TrainingAndHeldOutSetsAreDisjointZooSpecs) {
