@@ -20,11 +20,19 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string temp_dir(const std::string& name) {
-  std::string d = std::string(TLM_BINARY_DIR) + "/language_test_" + name;
-  fs::remove_all(d);
-  return d;
-}
+// A fresh directory under the build tree, removed when the test ends.
+class TempDir {
+ public:
+  explicit TempDir(const std::string& name)
+      : path_(std::string(TLM_BINARY_DIR) + "/language_test_" + name) {
+    fs::remove_all(path_);
+  }
+  ~TempDir() { fs::remove_all(path_); }
+  operator const std::string&() const { return path_; }
+
+ private:
+  std::string path_;
+};
 
 std::string slurp(const std::string& path) {
   std::ifstream f(path);
@@ -57,7 +65,7 @@ SampleOptions small_options(const std::string& dir, uint64_t seed, int threads) 
 }
 
 TEST(Dataset, SameSeedSameShardsWhateverTheThreads) {
-  std::string a = temp_dir("ds_a"), b = temp_dir("ds_b"), c = temp_dir("ds_c");
+  TempDir a("ds_a"), b("ds_b"), c("ds_c");
   SampleReport ra = sample_dataset(small_options(a, 11, 1));
   SampleReport rb = sample_dataset(small_options(b, 11, 2));
   sample_dataset(small_options(c, 12, 2));
@@ -85,7 +93,7 @@ TEST(Dataset, SameSeedSameShardsWhateverTheThreads) {
 }
 
 TEST(Dataset, SmallSpacesAreExhaustedAndTheRestMakesUpTheCount) {
-  std::string d = temp_dir("ds_small");
+  TempDir d("ds_small");
   SampleOptions o = small_options(d, 1, 2);
   o.workloads = {"bert-tiny:seq=32"};
   o.sentences = 20000;  // more than the injective/elementwise tasks have programs
@@ -100,7 +108,7 @@ TEST(Dataset, HeldOutTasksAreExcluded) {
   std::set<std::string> heldout;
   for (const std::string& w : heldout_workloads())
     for (const Subgraph& s : workload_tasks(w)) heldout.insert(s.key);
-  std::string d = temp_dir("ds_heldout");
+  TempDir d("ds_heldout");
   SampleOptions o = small_options(d, 5, 2);
   o.workloads = {"resnet18:image=224", "gpt2:seq=64,layers=1"};
   o.exclude_heldout = true;
@@ -126,7 +134,8 @@ TEST(Dataset, HeldOutTasksAreExcluded) {
 }
 
 TEST(Dataset, BadRequestsAreUserErrors) {
-  SampleOptions o = small_options(temp_dir("ds_bad"), 0, 1);
+  TempDir bad("ds_bad");
+  SampleOptions o = small_options(bad, 0, 1);
   o.workloads = {"heldout"};
   o.exclude_heldout = true;
   EXPECT_THROW(sample_dataset(o), UserError);
@@ -138,7 +147,8 @@ TEST(Dataset, BadRequestsAreUserErrors) {
   EXPECT_THROW(sample_dataset(o), UserError);
   o = small_options("", 0, 1);
   EXPECT_THROW(sample_dataset(o), UserError);
-  EXPECT_THROW(load_manifest(temp_dir("ds_none")), UserError);
+  TempDir none("ds_none");
+  EXPECT_THROW(load_manifest(none), UserError);
 }
 
 std::set<std::string> keys_of(const std::vector<Subgraph>& tasks) {
