@@ -1,31 +1,16 @@
-// TaskBench construction and the measurement of one candidate in a forked worker.
-//
-// Child -> parent payload (one line of text, parsed by the parent):
-//   "ok COMPILE_S SAMPLE_S..."      measured; per-call seconds of each timing sample
-//   "wrong COMPILE_S VIOLATION"     compiled and ran, but disagreed with the reference
-// Exceptions, crashes and timeouts arrive as the worker's status (measure/worker.h).
+// TaskBench construction, candidates and their sentences. The measurement itself is in
+// measurer.cc.
 #include "tune/bench.h"
-
-#include <fcntl.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
-#include <chrono>
 #include <cmath>
 #include <cstdlib>
-#include <limits>
-#include <sstream>
 
 #include "graph/interpreter.h"
-#include "measure/worker.h"
 
 namespace tlm {
 namespace {
-
-double now_s() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
 
 // Ops that carry index values from their first input to their output unchanged.
 bool passes_indices_through(Op op) {
@@ -58,58 +43,6 @@ int64_t index_range(const Graph& g, ValueId input) {
     }
   }
   return best > 0 ? best : kDefault;
-}
-
-std::string fmt(double v) {
-  std::ostringstream os;
-  os.precision(9);
-  os << v;
-  return os.str();
-}
-
-// The child's work: build, check, time. Throws for compile/run errors (the worker reports them).
-std::string measure_in_child(const TaskBench& bench, const Candidate& c, const MeasureOptions& o,
-                             const EndPhase& end_phase1) {
-  if (o.quiet_children) {
-    int null_fd = ::open("/dev/null", O_WRONLY);
-    if (null_fd >= 0) {
-      ::dup2(null_fd, STDOUT_FILENO);
-      ::dup2(null_fd, STDERR_FILENO);
-      ::close(null_fd);
-    }
-  }
-  if (o.child_hook) o.child_hook(1);
-  double t0 = now_s();
-  LoweredTask t = lower_subgraph(bench.sub);
-  Halide::Target target = host_target();
-  if (c.autoscheduled)
-    apply_halide_autoscheduler(t, c.autoscheduler, bench.hw, target);
-  else
-    apply_program(t, bench.space, c.program);
-  CompiledTask ct = compile_task(t, target);
-  double compile_s = now_s() - t0;
-  end_phase1();
-  if (o.child_hook) o.child_hook(2);
-
-  // The child owns copies of the parent's pages: aliasing the inputs is safe, and programs never
-  // write them.
-  std::vector<Halide::Buffer<>> in;
-  for (const Tensor& x : bench.inputs)
-    in.push_back(halide_view(x.dtype(), const_cast<uint8_t*>(x.raw()), x.shape()));
-  const Tensor& ref = bench.reference;
-  Tensor out(ref.dtype(), ref.shape());
-  if (out.dtype() == DType::F32)  // an element the program never writes then shows up as NaN
-    std::fill(out.data<float>(), out.data<float>() + out.numel(),
-              std::numeric_limits<float>::quiet_NaN());
-  Halide::Buffer<> ob = halide_view(out.dtype(), out.raw(), out.shape());
-  ct.run(in, ob);
-  double violation = max_rel_violation(out, ref, o.atol, o.rtol);
-  if (!(violation <= 1.0)) return "wrong " + fmt(compile_s) + " " + fmt(violation);
-
-  TimingStats st = time_function([&] { ct.run(in, ob); }, o.timing);
-  std::string s = "ok " + fmt(compile_s);
-  for (double x : st.samples_s) s += " " + fmt(x);
-  return s;
 }
 
 }  // namespace
@@ -173,45 +106,6 @@ Candidate autoscheduler_candidate(HalideAutoscheduler which) {
 
 std::string candidate_sentence(const TaskBench& bench, const Candidate& c) {
   return c.autoscheduled ? autoscheduler_marker(c.autoscheduler) : bench.printer->text(c.program);
-}
-
-MeasureRecord measure_candidate(const TaskBench& bench, const Candidate& c,
-                                const MeasureOptions& o) {
-  MeasureRecord r;
-  r.task_key = bench.sub.key;
-  r.task_kind = bench.sub.kind;
-  r.workload = bench.workload;
-  r.sentence = candidate_sentence(bench, c);
-  r.hardware = bench.hardware_key;
-  r.strategy = c.strategy;
-  if (c.autoscheduled) load_halide_autoscheduler(c.autoscheduler);  // once, in the parent
-  WorkerResult w = run_isolated_phases(
-      [&](const EndPhase& end) { return measure_in_child(bench, c, o, end); },
-      c.autoscheduled ? o.autoschedule_timeout_s : o.compile_timeout_s, o.run_timeout_s);
-  r.timestamp_ms = unix_time_ms();
-  ErrorKind kind = error_kind_for(w);
-  if (kind != ErrorKind::None) {
-    r.error = error_field(kind);
-    r.error_msg = w.describe();
-    return r;
-  }
-  std::istringstream is(w.payload);
-  std::string tag;
-  is >> tag >> r.compile_s;
-  if (tag == "wrong") {
-    double violation = 0;
-    is >> violation;
-    r.error = error_field(ErrorKind::WrongResult);
-    r.error_msg = "output differs from the reference: max violation " + fmt(violation) +
-                  " (1 = atol " + fmt(o.atol) + " + rtol " + fmt(o.rtol) + " * |ref|)";
-    return r;
-  }
-  TLM_CHECK(tag == "ok") << "unexpected worker payload '" << w.payload.substr(0, 80) << "'";
-  double x;
-  while (is >> x) r.latencies_s.push_back(x);
-  TLM_CHECK(!r.latencies_s.empty()) << "worker sent no timing samples";
-  r.median_s = stats_from_samples(r.latencies_s).median_s;
-  return r;
 }
 
 bool program_from_sentence(const TaskPrinter& printer, const std::string& sentence, Program* out) {

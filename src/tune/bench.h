@@ -2,25 +2,29 @@
 // forked worker (measure/worker.h), so that a program that fails to compile, crashes, hangs or
 // computes a wrong answer becomes a MeasureRecord with an error kind, never a dead tuner.
 //
-//   TaskBench           one task made ready once, in the parent: lowered (the space's source),
-//                       its space and sentence printer, seeded random inputs and the reference
-//                       output from the graph interpreter (an independent implementation)
-//   make_task_bench()   builds it; warm_halide_jit() readies Halide's JIT runtime in the parent
-//   measure_candidate() one candidate in one child: lower afresh, apply the program (or run a
-//                       Halide autoscheduler), JIT-compile (compile deadline), run once and
-//                       compare with the reference (WrongResult past atol + rtol * |ref|), then
-//                       time it (run deadline) with time_function: warm-up, repeats, median
+//   TaskBench            one task made ready once, in the parent: lowered (the space's source),
+//                        its space and sentence printer, seeded random inputs and the reference
+//                        output from the graph interpreter (an independent implementation)
+//   make_task_bench()    builds it; warm_halide_jit() readies Halide's JIT runtime in the parent
+//   measure_candidates() a batch (measurer.cc). Each candidate gets its own child: lower afresh,
+//                        apply the program (or run a Halide autoscheduler), JIT-compile under
+//                        the compile deadline; then, when its turn comes, run once and compare
+//                        with the reference (WrongResult past atol + rtol * |ref|) and time it
+//                        with time_function (warm-up, repeats, median) under the run deadline
 //
 // Why a child per candidate: compile and run share the child's memory (the JIT code lives
 // there), and a crash must cost one candidate only. Forking a parent whose JIT runtime is warm
-// costs a few milliseconds next to a 0.2-0.5 s compile, so candidates are not batched per child.
-// The parent never runs a Halide pipeline with parallel loops before forking (it would start
-// Halide's thread pool, whose threads a child does not inherit).
+// costs milliseconds next to a 0.3-0.6 s compile (70% of it LLVM), so the cost worth hiding is
+// the compile, not the fork: up to `parallel_compiles` children compile at once (one LLVM thread
+// each), and only when none is compiling any more do they run, one at a time. The parent never
+// runs a Halide pipeline with parallel loops before forking (it would start Halide's thread
+// pool, whose threads a child does not inherit).
 //
-// Stability on a small noisy VM: runs use HL_NUM_THREADS = the cores of this process (the
-// tuned programs are parallel; every candidate gets the same pool); compiling is LLVM on one
-// thread; only one candidate is measured at a time (a compile next to a timed run would skew
-// it); each timing sample spans >= min_repeat_ms, the median of the samples is the latency.
+// Stability on a small noisy VM: a timed run never overlaps a compile or another run; runs use
+// HL_NUM_THREADS = the cores of this process (programs are parallel, every candidate gets the
+// same pool); each timing sample spans >= min_repeat_ms (longer than a scheduler tick), and the
+// median of the samples is the latency (robust to a sample hit by a neighbour); the tuner
+// re-measures its best programs with more samples at the end (tune/tuner.h).
 #pragma once
 
 #include <cstdint>
@@ -38,8 +42,16 @@
 
 namespace tlm {
 
+struct Candidate;
+
 struct MeasureOptions {
-  double compile_timeout_s = 30;        // lowering + applying the program + JIT compile
+  double compile_timeout_s = 30;  // lowering + applying the program + JIT compile
+  int parallel_compiles = 0;      // children compiling at once; 0: the cores we may use
+  // Build candidates without Halide's runtime assertions (Target::NoAsserts): LLVM time drops
+  // by 35-50% on conv tasks. Every output is still checked against the reference, so a program
+  // that accesses memory it should not shows up as WrongResult or Crash; the final model is
+  // compiled with assertions on.
+  bool no_asserts = true;
   double autoschedule_timeout_s = 600;  // the same for Halide autoscheduler candidates: their
                                         // search (Adams2019's beam search) runs in this phase
   double run_timeout_s = 20;            // the correctness run plus all timing samples
@@ -53,7 +65,7 @@ struct MeasureOptions {
   bool quiet_children = true;
   // Test hook, run in the child at the start of phase 1 (before compiling) and phase 2 (after):
   // tests make candidates crash or hang with it. Never set outside tests.
-  std::function<void(int phase)> child_hook;
+  std::function<void(const Candidate&, int phase)> child_hook;
 };
 
 // One task, ready to measure. Not copyable or movable: the printer points at the space.
@@ -99,7 +111,16 @@ Candidate autoscheduler_candidate(HalideAutoscheduler which);
 // The record's sentence for a candidate: the canonical sentence, or the autoscheduler marker.
 std::string candidate_sentence(const TaskBench& bench, const Candidate& c);
 
-// Measures one candidate in a forked child. Never throws for anything the candidate does.
+// One candidate of one task.
+struct MeasureJob {
+  const TaskBench* bench = nullptr;
+  Candidate candidate;
+};
+
+// Measures the jobs (any tasks) in forked children, parallel_compiles at a time, and returns one
+// record per job, in order. Never throws for anything a candidate does. Prints nothing.
+std::vector<MeasureRecord> measure_candidates(const std::vector<MeasureJob>& jobs,
+                                              const MeasureOptions& options);
 MeasureRecord measure_candidate(const TaskBench& bench, const Candidate& c,
                                 const MeasureOptions& options);
 

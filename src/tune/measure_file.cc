@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -71,8 +72,33 @@ MeasureFileReport measure_sentence_file(const MeasureFileOptions& o) {
   std::map<std::string, std::unique_ptr<TaskBench>> benches;  // by task key
   int64_t budget = o.limit > 0 ? std::min<int64_t>(o.limit, rep.sentences) : rep.sentences;
   ProgressLine progress(o.progress, "measure", budget);
+  // Lines are measured a few at a time, so that their compiles overlap (tune/bench.h).
+  const size_t chunk =
+      (size_t)std::max(1, o.measure.parallel_compiles > 0 ? o.measure.parallel_compiles : hw.cores);
+  std::vector<MeasureJob> pending;
+  std::vector<std::string> pending_text;
+  auto flush = [&] {
+    double t0 = now_s();
+    std::vector<MeasureRecord> rs = measure_candidates(pending, o.measure);
+    rep.measure_wall_s += now_s() - t0;
+    for (const MeasureRecord& r : rs) {
+      writer.append(r);
+      rep.measured++;
+      rep.ok += r.ok();
+      if (!r.ok()) rep.errors[r.error]++;
+    }
+    if (!rs.empty()) {
+      const MeasureRecord& r = rs.back();
+      char detail[160];
+      std::snprintf(detail, sizeof detail, "%s: %s", r.task_kind.c_str(),
+                    r.ok() ? (std::to_string(r.median_s * 1e3) + " ms").c_str() : r.error.c_str());
+      progress.update(rep.measured, detail);
+    }
+    pending.clear();
+    pending_text.clear();
+  };
   for (const Line& line : lines) {
-    if (rep.measured >= budget) break;
+    if (rep.measured + (int64_t)pending.size() >= budget) break;
     const std::string where = o.sentences_path + ":" + std::to_string(line.number);
     ParsedSentence ps;
     try {
@@ -89,26 +115,16 @@ MeasureFileReport measure_sentence_file(const MeasureFileOptions& o) {
       continue;
     }
     const std::string canonical = ps.sentence.to_text();
-    if (known.count(canonical)) {
+    if (!known.insert(canonical).second) {  // measured before, or earlier in this file
       rep.already++;
       continue;
     }
     std::unique_ptr<TaskBench>& bench = benches[ps.sub.key];
     if (!bench) bench = make_task_bench(ps.sub, hw, o.workload, o.seed);
-    double t0 = now_s();
-    MeasureRecord r =
-        measure_candidate(*bench, program_candidate(ps.program, o.strategy), o.measure);
-    rep.measure_wall_s += now_s() - t0;
-    writer.append(r);
-    known.insert(canonical);
-    rep.measured++;
-    rep.ok += r.ok();
-    if (!r.ok()) rep.errors[r.error]++;
-    char detail[160];
-    std::snprintf(detail, sizeof detail, "%s: %s", r.task_kind.c_str(),
-                  r.ok() ? (std::to_string(r.median_s * 1e3) + " ms").c_str() : r.error.c_str());
-    progress.update(rep.measured, detail);
+    pending.push_back({bench.get(), program_candidate(ps.program, o.strategy)});
+    if (pending.size() >= chunk) flush();
   }
+  flush();
   progress.finish();
   rep.tasks = (int64_t)benches.size();
   return rep;

@@ -56,16 +56,20 @@ struct Run {
 
   Run(const TuneOptions& opts, const StrategyInfo& s) : o(opts), strategy(s) {}
 
-  // Measures, appends to the file, and remembers one candidate.
-  MeasureRecord measure(TaskRun& t, const Candidate& c, const MeasureOptions& mo) {
+  // Measures a batch (compiles in parallel, runs in turn), appends every record to the file
+  // and remembers them; records come back in job order.
+  std::vector<MeasureRecord> measure(const std::vector<MeasureJob>& jobs,
+                                     const MeasureOptions& mo) {
     double t0 = now_s();
-    MeasureRecord r = measure_candidate(*t.bench, c, mo);
+    std::vector<MeasureRecord> rs = measure_candidates(jobs, mo);
     report.measure_wall_s += now_s() - t0;
-    writer->append(r);
-    records.push_back(r);
-    report.measured++;
-    report.measured_ok += r.ok();
-    return r;
+    for (const MeasureRecord& r : rs) {
+      writer->append(r);
+      records.push_back(r);
+      report.measured++;
+      report.measured_ok += r.ok();
+    }
+    return rs;
   }
 };
 
@@ -150,22 +154,25 @@ void search(Run& run) {
     int n = (int)std::min<int64_t>(run.o.batch, budget - used);
     std::vector<Program> batch = policy->propose(t.search, n, rng);
     if (batch.empty() || t.search.exhausted) sched.mark_done(k);
-    for (const Program& prog : batch) {
-      MeasureRecord r = run.measure(t, program_candidate(prog, run.strategy.name), run.o.measure);
-      double lat = r.ok() ? r.median_s : -1;
-      t.search.add(prog, lat);
+    std::vector<MeasureJob> jobs;
+    for (const Program& prog : batch)
+      jobs.push_back({t.bench.get(), program_candidate(prog, run.strategy.name)});
+    std::vector<MeasureRecord> rs = run.measure(jobs, run.o.measure);
+    for (size_t i = 0; i < rs.size(); i++) {
+      double lat = rs[i].ok() ? rs[i].median_s : -1;
+      t.search.add(batch[i], lat);
       sched.record(k, lat);
-      t.sentences.insert(r.sentence);
-      t.result.new_trials++;
-      used++;
-      done++;
-      char detail[256];
-      std::snprintf(detail, sizeof detail, "task %d %s: %d trials, best %s | sum w*best %s",
-                    t.result.task_id, t.result.kind.c_str(), sched.trials(k),
-                    std::isfinite(sched.best(k)) ? ms(sched.best(k)).c_str() : "-",
-                    ms(sched.weighted_best()).c_str());
-      progress.update(done, detail);
+      t.sentences.insert(rs[i].sentence);
     }
+    t.result.new_trials += (int)rs.size();
+    used += (int64_t)rs.size();
+    done += (int64_t)rs.size();
+    char detail[256];
+    std::snprintf(detail, sizeof detail, "task %d %s: %d trials, best %s | sum w*best %s",
+                  t.result.task_id, t.result.kind.c_str(), sched.trials(k),
+                  std::isfinite(sched.best(k)) ? ms(sched.best(k)).c_str() : "-",
+                  ms(sched.weighted_best()).c_str());
+    progress.update(done, detail);
   }
   progress.finish();
 }
@@ -175,60 +182,75 @@ void autoschedule(Run& run) {
   HalideAutoscheduler which;
   TLM_CHECK(find_halide_autoscheduler(run.strategy.name, &which)) << run.strategy.name;
   load_halide_autoscheduler(which);
-  ProgressLine progress(run.o.progress, "tune " + run.strategy.name, (int64_t)run.tasks.size());
-  int64_t done = 0;
-  for (TaskRun& t : run.tasks) {
-    if (t.sentences.empty()) {
-      MeasureRecord r = run.measure(t, autoscheduler_candidate(which), run.o.measure);
-      t.sentences.insert(r.sentence);
-      t.result.new_trials++;
+  std::vector<TaskRun*> todo;
+  for (TaskRun& t : run.tasks)
+    if (t.sentences.empty()) todo.push_back(&t);
+  ProgressLine progress(run.o.progress, "tune " + run.strategy.name, (int64_t)todo.size());
+  // A few tasks per call: their autoschedulers and compiles run in parallel.
+  const size_t chunk = (size_t)std::max(1, run.hw.cores);
+  for (size_t i = 0; i < todo.size(); i += chunk) {
+    std::vector<MeasureJob> jobs;
+    for (size_t j = i; j < todo.size() && j < i + chunk; j++)
+      jobs.push_back({todo[j]->bench.get(), autoscheduler_candidate(which)});
+    std::vector<MeasureRecord> rs = run.measure(jobs, run.o.measure);
+    for (size_t j = 0; j < rs.size(); j++) {
+      todo[i + j]->sentences.insert(rs[j].sentence);
+      todo[i + j]->result.new_trials++;
     }
-    progress.update(++done, "task " + std::to_string(t.result.task_id) + " " + t.result.kind);
+    const TaskResult& last = todo[i + rs.size() - 1]->result;
+    progress.update((int64_t)(i + rs.size()),
+                    "task " + std::to_string(last.task_id) + " " + last.kind);
   }
   progress.finish();
 }
 
-// Step 4: re-measure the best few of each task; the final best is the lowest re-measured one.
+// Step 4: re-measure the best few of each task (all tasks in one call, so that compiles overlap);
+// the final best is the lowest re-measured one.
 void remeasure_and_pick(Run& run) {
   const std::string re = run.strategy.name + kRemeasureSuffix;
   MeasureOptions mo = run.o.measure;
   mo.timing.repeats = std::max(mo.timing.repeats, run.o.remeasure_repeats);
-  for (TaskRun& t : run.tasks) {
-    const std::string& key = t.bench->sub.key;
-    std::map<std::string, double> first, again;  // sentence -> median (search / latest re-run)
-    int ok = 0;
+  // Per task: sentence -> median of its search record / of its latest re-measurement.
+  std::vector<std::map<std::string, double>> first(run.tasks.size()), again(run.tasks.size());
+  std::vector<MeasureJob> jobs;
+  std::vector<std::pair<size_t, std::string>> job_of;  // task index, sentence
+  for (size_t k = 0; k < run.tasks.size(); k++) {
+    TaskRun& t = run.tasks[k];
     for (const MeasureRecord& r : run.records) {
-      if (r.task_key != key || !r.ok()) continue;
-      if (r.strategy == run.strategy.name && !first.count(r.sentence)) {
-        first[r.sentence] = r.median_s;
-        ok++;
-      }
-      if (r.strategy == re) again[r.sentence] = r.median_s;
+      if (r.task_key != t.bench->sub.key || !r.ok()) continue;
+      if (r.strategy == run.strategy.name && !first[k].count(r.sentence))
+        first[k][r.sentence] = r.median_s;
+      if (r.strategy == re) again[k][r.sentence] = r.median_s;
     }
     t.result.trials = (int)t.sentences.size();
-    t.result.ok = ok;
+    t.result.ok = (int)first[k].size();
     std::vector<std::pair<double, std::string>> ranked;
-    for (const auto& [s, m] : first) ranked.push_back({m, s});
+    for (const auto& [sentence, m] : first[k]) ranked.push_back({m, sentence});
     std::sort(ranked.begin(), ranked.end());
     for (int i = 0; i < (int)ranked.size() && i < run.o.remeasure_top; i++) {
-      const std::string& s = ranked[i].second;
-      if (again.count(s)) continue;
+      const std::string& sentence = ranked[i].second;
+      if (again[k].count(sentence)) continue;
       Candidate c;
       HalideAutoscheduler which;
-      if (is_autoscheduler_marker(s, &which)) {
+      if (is_autoscheduler_marker(sentence, &which))
         c = autoscheduler_candidate(which);
-      } else if (!program_from_sentence(*t.bench->printer, s, &c.program)) {
+      else if (!program_from_sentence(*t.bench->printer, sentence, &c.program))
         continue;
-      }
       c.strategy = re;
-      MeasureRecord r = run.measure(t, c, mo);
-      if (r.ok()) again[s] = r.median_s;
+      jobs.push_back({t.bench.get(), c});
+      job_of.push_back({k, sentence});
     }
-    const std::map<std::string, double>& pool = again.empty() ? first : again;
-    for (const auto& [s, m] : pool)
-      if (t.result.best_s == 0 || m < t.result.best_s) {
-        t.result.best_s = m;
-        t.result.best_sentence = s;
+  }
+  std::vector<MeasureRecord> rs = run.measure(jobs, mo);
+  for (size_t j = 0; j < rs.size(); j++)
+    if (rs[j].ok()) again[job_of[j].first][job_of[j].second] = rs[j].median_s;
+  for (size_t k = 0; k < run.tasks.size(); k++) {
+    TaskResult& res = run.tasks[k].result;
+    const std::map<std::string, double>& pool = again[k].empty() ? first[k] : again[k];
+    for (const auto& [sentence, m] : pool)
+      if (res.best_s == 0 || m < res.best_s) {
+        res.best_s = m;
+        res.best_sentence = sentence;
       }
   }
 }

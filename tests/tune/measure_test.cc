@@ -81,7 +81,7 @@ TEST_F(MeasureTest, WrongAnswerIsWrongResult) {
 
 TEST_F(MeasureTest, CrashesAndHangsAreRecordsAndMeasuringGoesOn) {
   MeasureOptions crash_run = fast_measure();
-  crash_run.child_hook = [](int phase) {
+  crash_run.child_hook = [](const Candidate&, int phase) {
     if (phase == 2) raise(SIGSEGV);
   };
   MeasureRecord r = measure_candidate(*bench_, program_candidate(sample(4), "unit"), crash_run);
@@ -89,7 +89,7 @@ TEST_F(MeasureTest, CrashesAndHangsAreRecordsAndMeasuringGoesOn) {
   EXPECT_NE(r.error_msg.find("signal 11"), std::string::npos) << r.error_msg;
 
   MeasureOptions crash_compile = fast_measure();
-  crash_compile.child_hook = [](int phase) {
+  crash_compile.child_hook = [](const Candidate&, int phase) {
     if (phase == 1) std::abort();
   };
   r = measure_candidate(*bench_, program_candidate(sample(5), "unit"), crash_compile);
@@ -97,7 +97,7 @@ TEST_F(MeasureTest, CrashesAndHangsAreRecordsAndMeasuringGoesOn) {
 
   MeasureOptions hang = fast_measure();
   hang.run_timeout_s = 1;
-  hang.child_hook = [](int phase) {
+  hang.child_hook = [](const Candidate&, int phase) {
     if (phase == 2)
       for (;;) pause();
   };
@@ -106,14 +106,14 @@ TEST_F(MeasureTest, CrashesAndHangsAreRecordsAndMeasuringGoesOn) {
 
   MeasureOptions slow_compile = fast_measure();
   slow_compile.compile_timeout_s = 1;
-  slow_compile.child_hook = [](int phase) {
+  slow_compile.child_hook = [](const Candidate&, int phase) {
     if (phase == 1) sleep(30);
   };
   r = measure_candidate(*bench_, program_candidate(sample(7), "unit"), slow_compile);
   EXPECT_EQ(r.error_kind(), ErrorKind::CompileTimeout) << r.error_msg;
 
   MeasureOptions throws = fast_measure();
-  throws.child_hook = [](int phase) {
+  throws.child_hook = [](const Candidate&, int phase) {
     if (phase == 2) throw std::runtime_error("bounds assertion");
   };
   r = measure_candidate(*bench_, program_candidate(sample(8), "unit"), throws);
@@ -122,6 +122,29 @@ TEST_F(MeasureTest, CrashesAndHangsAreRecordsAndMeasuringGoesOn) {
   // The parent is intact: the next candidate measures fine.
   r = measure_candidate(*bench_, program_candidate(sample(9), "unit"), fast_measure());
   EXPECT_TRUE(r.ok()) << r.error << ": " << r.error_msg;
+}
+
+TEST_F(MeasureTest, BatchCompilesTogetherAndACrashCostsOneCandidate) {
+  MeasureOptions o = fast_measure();
+  o.parallel_compiles = 2;
+  o.child_hook = [](const Candidate& c, int phase) {
+    if (c.strategy == "crash" && phase == 2) raise(SIGSEGV);
+    if (c.strategy == "hang" && phase == 1)
+      for (;;) pause();
+  };
+  o.compile_timeout_s = 2;
+  std::vector<MeasureJob> jobs;
+  for (const char* s : {"ok", "crash", "ok", "hang", "ok"})
+    jobs.push_back({bench_, program_candidate(sample(20 + jobs.size()), s)});
+  std::vector<MeasureRecord> rs = measure_candidates(jobs, o);
+  ASSERT_EQ(rs.size(), 5u);
+  for (size_t i = 0; i < rs.size(); i++) EXPECT_EQ(rs[i].strategy, jobs[i].candidate.strategy);
+  EXPECT_TRUE(rs[0].ok()) << rs[0].error_msg;
+  EXPECT_EQ(rs[1].error_kind(), ErrorKind::Crash) << rs[1].error_msg;
+  EXPECT_TRUE(rs[2].ok()) << rs[2].error_msg;
+  EXPECT_EQ(rs[3].error_kind(), ErrorKind::CompileTimeout) << rs[3].error_msg;
+  EXPECT_TRUE(rs[4].ok()) << rs[4].error_msg;
+  EXPECT_EQ(rs[0].sentence, bench_->printer->text(jobs[0].candidate.program));
 }
 
 TEST(MeasureInputs, IndicesStayInRange) {
