@@ -83,9 +83,10 @@ int dispatch(int argc, char** argv) {
   int language_code = -1;  // set by the callback of `tlm sample` / `tlm show` when they ran
   add_sample_command(app, &language_code);
   add_show_command(app, &language_code);
-  int tune_code = -1;  // set by the callback of `tlm tune` / `tlm measure` when they ran
+  int tune_code = -1;  // set by `tlm tune` / `tlm measure` / `tlm compile` when they ran
   add_tune_command(app, &tune_code);
   add_measure_command(app, &tune_code);
+  add_compile_command(app, &tune_code);
 
   try {
     app.parse(argc, argv);

@@ -4,6 +4,9 @@
 //              tune every task of a model (tune/tuner.h), print the final table
 //   tlm measure SENTENCES --records FILE [...]
 //              measure sentences (one per line) and append their records (tune/measure_file.h)
+//   tlm compile MODEL --records FILE -o DIR [--no-build]
+//              a deployable artifact with the best recorded schedules (tune/artifact.h), built
+//              and verified with its own runner
 //
 // Each add_*_command() adds the subcommand with a callback that runs it when chosen and stores
 // its exit code in *exit_code; errors propagate as exceptions to run_cli(). The global --threads
@@ -16,6 +19,7 @@ namespace tlm {
 
 void add_tune_command(CLI::App& app, int* exit_code);
 void add_measure_command(CLI::App& app, int* exit_code);
+void add_compile_command(CLI::App& app, int* exit_code);
 
 // Applies the global --threads option of `app` (if given) to HL_NUM_THREADS. The subcommand
 // callbacks run inside app.parse(), before run_cli() gets to it.

@@ -239,6 +239,9 @@ TEST(TuneCli, RejectsBadFlags) {
   ::testing::internal::CaptureStderr();
   EXPECT_EQ(cli({"measure", "/nonexistent/sentences.txt", "--records", f.path()}), 1);
   ::testing::internal::GetCapturedStderr();
+  ::testing::internal::CaptureStderr();
+  EXPECT_EQ(cli({"compile", "resnet18"}), 1);  // -o missing
+  ::testing::internal::GetCapturedStderr();
 }
 
 }  // namespace
