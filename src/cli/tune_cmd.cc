@@ -28,12 +28,15 @@ std::string strategy_help() {
 }
 
 int run_tune(TuneCliOptions& o) {
-  find_strategy(o.tune.strategy);  // a bad name fails before the model is built
+  const StrategyInfo& strategy = find_strategy(o.tune.strategy);  // fails before the model
   Graph g = load_model(o.model, parse_dims(o.dims), o.seed);
   Partition p = partition_graph(g);
-  std::printf("model %s: %zu tasks, %zu instances; strategy %s, %d trials per task, records %s\n",
-              o.model.c_str(), p.tasks.size(), p.instances.size(), o.tune.strategy.c_str(),
-              o.tune.trials_per_task, o.tune.records_path.c_str());
+  std::string budget = strategy.kind == StrategyKind::Search
+                           ? std::to_string(o.tune.trials_per_task) + " trials per task"
+                           : "one program per task";
+  std::printf("model %s: %zu tasks, %zu instances; strategy %s, %s, records %s\n", o.model.c_str(),
+              p.tasks.size(), p.instances.size(), o.tune.strategy.c_str(), budget.c_str(),
+              o.tune.records_path.c_str());
   std::fflush(stdout);
   o.tune.workload = o.model;
   o.tune.seed = o.seed;

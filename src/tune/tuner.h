@@ -70,10 +70,11 @@ struct TaskResult {
   std::string kind;
   int weight = 0;
   double flops = 0;
-  int trials = 0;      // this strategy's distinct measured sentences (resumed ones included)
-  int new_trials = 0;  // of those, measured in this run
-  int ok = 0;          // error-free among `trials`
-  double best_s = 0;   // final best (re-measured) latency; 0: no valid program
+  int trials = 0;         // this strategy's distinct measured sentences (resumed ones included)
+  int new_trials = 0;     // of those, measured in this run
+  int ok = 0;             // error-free among `trials`
+  double best_s = 0;      // final best (re-measured) latency; 0: no valid program
+  double in_model_s = 0;  // its latency per instance inside the tuned model (end to end)
   std::string best_sentence;
   std::string note;  // why a task was skipped, if it was
 };
