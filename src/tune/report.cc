@@ -14,8 +14,8 @@ std::string TuneReport::table() const {
   char line[512];
   std::snprintf(line, sizeof line, "strategy %s on %s\n", strategy.c_str(), hardware.c_str());
   s += line;
-  std::snprintf(line, sizeof line, "%4s  %-28s %6s %8s %6s %5s %12s %9s %12s\n", "task", "kind",
-                "weight", "trials", "(new)", "ok", "best ms", "GFLOP/s", "in model ms");
+  std::snprintf(line, sizeof line, "%4s  %-28s %6s %8s %6s %5s %10s %7s %9s %12s\n", "task", "kind",
+                "weight", "trials", "(new)", "ok", "best ms", "spread", "GFLOP/s", "in model ms");
   s += line;
   double weighted = 0;
   int64_t trials = 0;
@@ -28,16 +28,18 @@ std::string TuneReport::table() const {
       s += line;
       continue;
     }
-    char best[32] = "-", gf[32] = "-", in_model[32] = "-";
+    char best[32] = "-", gf[32] = "-", in_model[32] = "-", spread[32] = "-";
     if (t.in_model_s > 0) std::snprintf(in_model, sizeof in_model, "%.4f", t.in_model_s * 1e3);
     if (t.best_s > 0) {
       std::snprintf(best, sizeof best, "%.4f", t.best_s * 1e3);
+      std::snprintf(spread, sizeof spread, "%.1f%%", t.best_spread * 100);
       std::snprintf(gf, sizeof gf, "%.2f", t.flops / t.best_s * 1e-9);
       weighted += t.weight * t.best_s;
     }
-    std::snprintf(line, sizeof line, "%4d  %-28s %6d %8d %6s %5d %12s %9s %12s\n", t.task_id,
+    std::snprintf(line, sizeof line, "%4d  %-28s %6d %8d %6s %5d %10s %7s %9s %12s\n", t.task_id,
                   kind.c_str(), t.weight, t.trials,
-                  ("(" + std::to_string(t.new_trials) + ")").c_str(), t.ok, best, gf, in_model);
+                  ("(" + std::to_string(t.new_trials) + ")").c_str(), t.ok, best, spread, gf,
+                  in_model);
     s += line;
   }
   std::snprintf(line, sizeof line, "sum over tasks of weight x best: %.4f ms\n", weighted * 1e3);

@@ -186,13 +186,17 @@ void autoschedule(Run& run) {
   for (TaskRun& t : run.tasks)
     if (t.sentences.empty()) todo.push_back(&t);
   ProgressLine progress(run.o.progress, "tune " + run.strategy.name, (int64_t)todo.size());
+  // One program per task, timed with the re-measurement's samples right away: re-running an
+  // autoscheduler (minutes for Adams2019's beam search) only to time it again would be waste.
+  MeasureOptions mo = run.o.measure;
+  mo.timing.repeats = std::max(mo.timing.repeats, run.o.remeasure_repeats);
   // A few tasks per call: their autoschedulers and compiles run in parallel.
   const size_t chunk = (size_t)std::max(1, run.hw.cores);
   for (size_t i = 0; i < todo.size(); i += chunk) {
     std::vector<MeasureJob> jobs;
     for (size_t j = i; j < todo.size() && j < i + chunk; j++)
       jobs.push_back({todo[j]->bench.get(), autoscheduler_candidate(which)});
-    std::vector<MeasureRecord> rs = run.measure(jobs, run.o.measure);
+    std::vector<MeasureRecord> rs = run.measure(jobs, mo);
     for (size_t j = 0; j < rs.size(); j++) {
       todo[i + j]->sentences.insert(rs[j].sentence);
       todo[i + j]->result.new_trials++;
@@ -210,32 +214,29 @@ void remeasure_and_pick(Run& run) {
   const std::string re = run.strategy.name + kRemeasureSuffix;
   MeasureOptions mo = run.o.measure;
   mo.timing.repeats = std::max(mo.timing.repeats, run.o.remeasure_repeats);
-  // Per task: sentence -> median of its search record / of its latest re-measurement.
-  std::vector<std::map<std::string, double>> first(run.tasks.size()), again(run.tasks.size());
+  // Per task: sentence -> its search record / its latest re-measurement.
+  using BySentence = std::map<std::string, MeasureRecord>;
+  std::vector<BySentence> first(run.tasks.size()), again(run.tasks.size());
   std::vector<MeasureJob> jobs;
   std::vector<std::pair<size_t, std::string>> job_of;  // task index, sentence
   for (size_t k = 0; k < run.tasks.size(); k++) {
     TaskRun& t = run.tasks[k];
     for (const MeasureRecord& r : run.records) {
       if (r.task_key != t.bench->sub.key || !r.ok()) continue;
-      if (r.strategy == run.strategy.name && !first[k].count(r.sentence))
-        first[k][r.sentence] = r.median_s;
-      if (r.strategy == re) again[k][r.sentence] = r.median_s;
+      if (r.strategy == run.strategy.name && !first[k].count(r.sentence)) first[k][r.sentence] = r;
+      if (r.strategy == re) again[k][r.sentence] = r;
     }
     t.result.trials = (int)t.sentences.size();
     t.result.ok = (int)first[k].size();
     std::vector<std::pair<double, std::string>> ranked;
-    for (const auto& [sentence, m] : first[k]) ranked.push_back({m, sentence});
+    for (const auto& [sentence, r] : first[k]) ranked.push_back({r.median_s, sentence});
     std::sort(ranked.begin(), ranked.end());
     for (int i = 0; i < (int)ranked.size() && i < run.o.remeasure_top; i++) {
       const std::string& sentence = ranked[i].second;
-      if (again[k].count(sentence)) continue;
+      // Autoscheduled programs were timed with the re-measurement's samples already.
+      if (again[k].count(sentence) || is_autoscheduler_marker(sentence)) continue;
       Candidate c;
-      HalideAutoscheduler which;
-      if (is_autoscheduler_marker(sentence, &which))
-        c = autoscheduler_candidate(which);
-      else if (!program_from_sentence(*t.bench->printer, sentence, &c.program))
-        continue;
+      if (!program_from_sentence(*t.bench->printer, sentence, &c.program)) continue;
       c.strategy = re;
       jobs.push_back({t.bench.get(), c});
       job_of.push_back({k, sentence});
@@ -243,13 +244,14 @@ void remeasure_and_pick(Run& run) {
   }
   std::vector<MeasureRecord> rs = run.measure(jobs, mo);
   for (size_t j = 0; j < rs.size(); j++)
-    if (rs[j].ok()) again[job_of[j].first][job_of[j].second] = rs[j].median_s;
+    if (rs[j].ok()) again[job_of[j].first][job_of[j].second] = rs[j];
   for (size_t k = 0; k < run.tasks.size(); k++) {
     TaskResult& res = run.tasks[k].result;
-    const std::map<std::string, double>& pool = again[k].empty() ? first[k] : again[k];
-    for (const auto& [sentence, m] : pool)
-      if (res.best_s == 0 || m < res.best_s) {
-        res.best_s = m;
+    const BySentence& pool = again[k].empty() ? first[k] : again[k];
+    for (const auto& [sentence, r] : pool)
+      if (res.best_s == 0 || r.median_s < res.best_s) {
+        res.best_s = r.median_s;
+        res.best_spread = stats_from_samples(r.latencies_s).spread;
         res.best_sentence = sentence;
       }
   }

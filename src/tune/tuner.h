@@ -11,7 +11,8 @@
 //        (fsync'd) to the records, until trials_per_task x tasks measurements exist;
 //        Halide strategies: one autoscheduled program per task;
 //     4. re-measure the best few programs of each task with more repeats ("S/remeasure"
-//        records); a task's final best is the lowest re-measured latency;
+//        records); a task's final best is the lowest re-measured latency (autoscheduled
+//        programs are timed with those repeats in step 3 and not re-run);
 //     5. compile the model with every task's best program through the runtime's schedule hook,
 //        verify it against the interpreter and time it, next to the default schedules.
 //   strategies()                the --strategy table: random, evolutionary, halide-*
@@ -70,11 +71,12 @@ struct TaskResult {
   std::string kind;
   int weight = 0;
   double flops = 0;
-  int trials = 0;         // this strategy's distinct measured sentences (resumed ones included)
-  int new_trials = 0;     // of those, measured in this run
-  int ok = 0;             // error-free among `trials`
-  double best_s = 0;      // final best (re-measured) latency; 0: no valid program
-  double in_model_s = 0;  // its latency per instance inside the tuned model (end to end)
+  int trials = 0;          // this strategy's distinct measured sentences (resumed ones included)
+  int new_trials = 0;      // of those, measured in this run
+  int ok = 0;              // error-free among `trials`
+  double best_s = 0;       // final best (re-measured) latency; 0: no valid program
+  double best_spread = 0;  // its timing samples' (q3 - q1) / median: 0.03 = 3% noise
+  double in_model_s = 0;   // its latency per instance inside the tuned model (end to end)
   std::string best_sentence;
   std::string note;  // why a task was skipped, if it was
 };

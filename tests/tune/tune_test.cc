@@ -1,6 +1,9 @@
 // The tuning driver on tiny budgets: random and evolutionary search produce valid records,
 // resuming does not re-measure, Halide's autoschedulers produce measured programs, the tuned
 // model is verified end to end, and `tlm measure` / `tlm tune` behave at the CLI.
+#include <signal.h>
+#include <unistd.h>
+
 #include <fstream>
 #include <map>
 #include <random>
@@ -76,6 +79,33 @@ TEST(Tune, EvolutionaryTinyBudget) {
   check_search("evolutionary");
 }
 
+TEST(Tune, CrashingAndHangingCandidatesAreRecordedAndTuningGoesOn) {
+  TempFile f("faults");
+  Graph g = matmul_graph();
+  Partition p = partition_graph(g);
+  TuneOptions o = tiny("random", f.path(), 12);
+  o.measure.run_timeout_s = 1;
+  // A deterministic third of the programs crash when run, another third hang.
+  o.measure.child_hook = [](const Candidate& c, int phase) {
+    int64_t sum = 0;
+    for (int64_t v : c.program.values) sum += v;
+    if (phase == 2 && sum % 3 == 1) raise(SIGSEGV);
+    if (phase == 2 && sum % 3 == 2)
+      for (;;) pause();
+  };
+  TuneReport r = tune_model(g, p, o);
+  const TaskResult& t = r.tasks.at(0);
+  EXPECT_EQ(t.trials, 12);
+  std::map<std::string, int> kinds;
+  for (const MeasureRecord& m : with_strategy(f.path(), "random")) kinds[m.error]++;
+  EXPECT_GT(kinds["Crash"], 0);
+  EXPECT_GT(kinds["RunTimeout"], 0);
+  EXPECT_GT(kinds[""], 0);
+  EXPECT_EQ(kinds[""] + kinds["Crash"] + kinds["RunTimeout"], 12);
+  EXPECT_EQ(t.ok, kinds[""]);
+  EXPECT_GT(t.best_s, 0);  // the best of the programs that ran
+}
+
 TEST(Tune, ResumeDoesNotRemeasure) {
   TempFile f("resume");
   Graph g = matmul_graph();
@@ -144,7 +174,10 @@ TEST(Tune, HalideStrategyMeasuresOncePerTask) {
   EXPECT_EQ(r.tasks.at(0).trials, 1);
   EXPECT_GT(r.tasks.at(0).best_s, 0);
   EXPECT_EQ(r.tasks.at(0).best_sentence, "halide:mullapudi2016");
-  EXPECT_EQ(with_strategy(f.path(), "halide-mullapudi2016").size(), 1u);
+  std::vector<MeasureRecord> recs = with_strategy(f.path(), "halide-mullapudi2016");
+  ASSERT_EQ(recs.size(), 1u);
+  EXPECT_EQ(recs[0].latencies_s.size(), 3u);  // timed with the re-measurement's samples
+  EXPECT_EQ(r.measured, 1);                   // and not re-measured
   TuneReport again = tune_model(g, p, tiny("halide-mullapudi2016", f.path(), 8));
   EXPECT_EQ(again.measured, 0);
 }
