@@ -15,20 +15,14 @@
 #include <vector>
 
 #include "graph/graph.h"
+#include "runtime/random_inputs.h"  // random_inputs, used with load_model
 
 namespace tlm {
-
-constexpr int64_t kDefaultIndexRange = 100;
 
 std::map<std::string, int64_t> parse_dims(const std::vector<std::string>& flags);
 
 Graph load_model(const std::string& text, const std::map<std::string, int64_t>& dims,
                  uint64_t seed);
-
-// The exclusive upper bound for random values of i64 graph input `input`.
-int64_t index_range(const Graph& g, ValueId input);
-
-std::vector<Tensor> random_inputs(const Graph& g, uint64_t seed);
 
 std::vector<Tensor> read_inputs(const Graph& g, const std::vector<std::string>& paths);
 

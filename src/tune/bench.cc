@@ -8,57 +8,12 @@
 #include <cstdlib>
 
 #include "graph/interpreter.h"
+#include "runtime/random_inputs.h"
 
 namespace tlm {
-namespace {
-
-// Ops that carry index values from their first input to their output unchanged.
-bool passes_indices_through(Op op) {
-  return op == Op::Reshape || op == Op::Flatten || op == Op::Squeeze || op == Op::Unsqueeze ||
-         op == Op::Transpose || op == Op::Expand || op == Op::Slice;
-}
-
-// The exclusive upper bound for random values of i64 input `input` of g.
-int64_t index_range(const Graph& g, ValueId input) {
-  constexpr int64_t kDefault = 100;
-  std::vector<std::vector<int>> consumers = g.consumers();
-  int64_t best = -1;
-  std::vector<ValueId> todo = {input};
-  std::vector<bool> seen(g.values.size(), false);
-  while (!todo.empty()) {
-    ValueId v = todo.back();
-    todo.pop_back();
-    if (seen[v]) continue;
-    seen[v] = true;
-    for (int c : consumers[v]) {
-      const Node& n = g.nodes[c];
-      if (n.op == Op::Gather && n.inputs.size() == 2 && n.inputs[1] == v) {
-        const Shape& data = g.value(n.inputs[0]).shape;
-        int64_t axis = n.i("axis", 0);
-        if (axis >= 0 && axis < (int64_t)data.size() && data[axis] > 0)
-          best = best < 0 ? data[axis] : std::min(best, data[axis]);
-      } else if (passes_indices_through(n.op) && !n.inputs.empty() && n.inputs[0] == v) {
-        todo.push_back(n.outputs[0]);
-      }
-    }
-  }
-  return best > 0 ? best : kDefault;
-}
-
-}  // namespace
 
 std::vector<Tensor> subgraph_inputs(const Subgraph& sub, uint64_t seed) {
-  const Graph& g = sub.graph;
-  std::vector<Tensor> ins;
-  for (size_t i = 0; i < g.inputs.size(); i++) {
-    const Value& v = g.value(g.inputs[i]);
-    uint64_t s = seed * 1000003u + i + 1;
-    if (v.dtype == DType::I64)
-      ins.push_back(random_tensor(v.dtype, v.shape, s, 0.0, (double)index_range(g, g.inputs[i])));
-    else
-      ins.push_back(random_tensor(v.dtype, v.shape, s));
-  }
-  return ins;
+  return random_inputs(sub.graph, seed);
 }
 
 std::unique_ptr<TaskBench> make_task_bench(const Subgraph& sub, const HardwareInfo& hw,
