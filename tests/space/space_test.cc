@@ -5,6 +5,7 @@
 #include <regex>
 #include <set>
 
+#include "space/known_programs.h"
 #include "space/space_cases.h"
 
 namespace tlm::testing_space {
@@ -16,31 +17,6 @@ using V = std::vector<int64_t>;
 // so an rfactor intermediate "f$3_intm" prints as "f"); two lowerings differ only there.
 std::string normalized_nest(const LoweredTask& t) {
   return std::regex_replace(loop_nest_str(t), std::regex("([$_][0-9]+)?(_intm)|\\$[0-9]+"), "");
-}
-
-Subgraph single_task(Graph g) {
-  Partition p = partition_graph(g);
-  EXPECT_EQ(p.tasks.size(), 1u);
-  return p.tasks.at(0).sub;
-}
-
-Subgraph matmul_task(int64_t m, int64_t k, int64_t n) {
-  Graph g;
-  ValueId a = g.add_input("a", DType::F32, {m, k});
-  g.mark_output(g.add(Op::MatMul, {a, weight(g, {k, n}, 3)}));
-  return single_task(std::move(g));
-}
-
-Subgraph resnet_conv3x3_task() {
-  Graph g;
-  ValueId x = g.add_input("x", DType::F32, {1, 64, 56, 56});
-  ValueId y = g.add(Op::Conv, {x, weight(g, {64, 64, 3, 3}, 4)},
-                    {{"strides", V{1, 1}},
-                     {"dilations", V{1, 1}},
-                     {"pads", V{1, 1, 1, 1}},
-                     {"group", int64_t(1)}});
-  g.mark_output(g.add(Op::Relu, {y}));
-  return single_task(std::move(g));
 }
 
 TEST(Space, ReplayIsDeterministic) {
@@ -113,7 +89,7 @@ TEST(Space, NextOptionsIsTheSourceOfValidity) {
 
 TEST(Space, TileFactorsAreDivisorChainsAndOfferTheVectorWidth) {
   HardwareInfo hw = detect_hardware();
-  Subgraph sub = matmul_task(64, 48, 96);
+  Subgraph sub = matmul_subgraph(64, 48, 96);
   TaskSpace space = build_space(lower_subgraph(sub), hw);
   ASSERT_EQ(space.rule, SpaceRule::TiledAnchor);
   ASSERT_EQ(space.slots[0].kind, StepKind::Tile);
@@ -125,7 +101,7 @@ TEST(Space, TileFactorsAreDivisorChainsAndOfferTheVectorWidth) {
 
 TEST(Space, BadProgramsAndForeignTasksAreUserErrors) {
   HardwareInfo hw = detect_hardware();
-  Subgraph sub = matmul_task(16, 8, 32);
+  Subgraph sub = matmul_subgraph(16, 8, 32);
   TaskSpace space = build_space(lower_subgraph(sub), hw);
   LoweredTask t = lower_subgraph(sub);
   Program p;
@@ -133,40 +109,18 @@ TEST(Space, BadProgramsAndForeignTasksAreUserErrors) {
   EXPECT_THROW(apply_program(t, space, p), UserError);
   std::mt19937_64 rng(3);
   Program good = sample_program(space, rng);
-  LoweredTask other = lower_subgraph(matmul_task(16, 8, 48));
+  LoweredTask other = lower_subgraph(matmul_subgraph(16, 8, 48));
   EXPECT_THROW(apply_program(other, space, good), UserError);
 }
 
-// The fast CPU matmul (the target of the benchmarks), GotoBLAS-like: 128-column panels per
-// parallel task (S0); the accumulator computed per 256-row S1 tile; K split by 128 outside
-// 64x4 register blocks (four 16-wide vectors x 4 rows, unrolled); B packed per 64-column
-// micro-panel (contiguous, stays in L1) reused by the register blocks walking down the rows
-// (S2 order: rows innermost).
-const V kMatmul1024 = {1,   2,  64,  // d0 (columns): S1 S2 S3 -> S0 = 8 panels of 128
-                       4,   64, 4,   // d1 (rows): S0 = 1, S1 = 4 tiles of 256, S3 = 4
-                       128,          // k: R1 = 128, R0 = 8
-                       1,            // order: d1 innermost at S2
-                       2,   0,  2,   // compute_at level 2, vectorize d0, parallel: fuse both S0
-                       0,   5,       // pack A: no, pack B: micro-panel at S2
-                       32};          // unroll limit: the 4 x 4 register block
-// ResNet-50 3x3 conv: vectorized over output channels (32 = two vectors) x 8 columns, padded
-// input and channel-innermost weights packed per tile of 4 rows.
-const V kConv3x3 = {1,  7, 8,   // x: S2 = 7, S3 = 8
-                    1,  2, 1,   // y: S0 = 28 tiles of 2 rows
-                    1,  2, 32,  // c: S2 = 2, S3 = 32
-                    3,  3, 64,  // kx, ky, ci: all in R1
-                    0,          // order: x innermost at S2
-                    1,  2, 3,   // compute_at level 1, vectorize c, parallel: fuse all S0
-                    2,  1,      // pack the padded input per tile, the weights once (root)
-                    128};       // unroll limit: 2 x 8 block and the 3 kx taps
 
 TEST(Space, FastStructuresArePointsOfTheSpace) {
   HardwareInfo hw = detect_hardware();
   {
-    TaskSpace space = build_space(lower_subgraph(matmul_task(1024, 1024, 1024)), hw);
-    EXPECT_TRUE(is_valid_program(space, Program{kMatmul1024})) << program_str(space, {kMatmul1024});
-    LoweredTask t = lower_subgraph(matmul_task(1024, 1024, 1024));
-    apply_program(t, space, Program{kMatmul1024});
+    TaskSpace space = build_space(lower_subgraph(matmul_subgraph(1024, 1024, 1024)), hw);
+    EXPECT_TRUE(is_valid_program(space, Program{kMatmul1024Program})) << program_str(space, {kMatmul1024Program});
+    LoweredTask t = lower_subgraph(matmul_subgraph(1024, 1024, 1024));
+    apply_program(t, space, Program{kMatmul1024Program});
     std::string nest = normalized_nest(t);
     EXPECT_NE(nest.find("parallel"), std::string::npos) << nest;
     EXPECT_NE(nest.find("unrolled d1.d1_w2 in [0, 3]"), std::string::npos) << nest;
@@ -178,11 +132,11 @@ TEST(Space, FastStructuresArePointsOfTheSpace) {
     EXPECT_LT(ko, pack) << nest;
   }
   {
-    Subgraph sub = resnet_conv3x3_task();
+    Subgraph sub = resnet50_conv3x3_subgraph();
     TaskSpace space = build_space(lower_subgraph(sub), hw);
-    ASSERT_TRUE(is_valid_program(space, Program{kConv3x3})) << program_str(space, {kConv3x3});
+    ASSERT_TRUE(is_valid_program(space, Program{kConv3x3Program})) << program_str(space, {kConv3x3Program});
     LoweredTask t = lower_subgraph(sub);
-    apply_program(t, space, Program{kConv3x3});
+    apply_program(t, space, Program{kConv3x3Program});
     std::vector<Tensor> inputs = random_inputs(sub, 5);
     Tensor got = run_task(t, inputs);
     Tensor ref = interpret(sub.graph, inputs).at(0);
@@ -215,7 +169,7 @@ TEST(Space, ZooTaskSpacesAreLarge) {
 
 TEST(Space, TimeProgramMeasuresAProgram) {
   HardwareInfo hw = detect_hardware();
-  Subgraph sub = matmul_task(64, 64, 64);
+  Subgraph sub = matmul_subgraph(64, 64, 64);
   TaskSpace space = build_space(lower_subgraph(sub), hw);
   std::mt19937_64 rng(5);
   ProgramTiming r = time_program(sub, hw, sample_program(space, rng), 3);

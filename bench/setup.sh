@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# What the benchmarks need beyond the core (run after scripts/setup.sh): matplotlib for the plots
+# (Debian), and ONNX Runtime -- the PyPI package, a benchmark peer only -- in bench/.venv, a venv
+# over Debian's python3 so that it also sees Debian's torch/torchvision. Nothing in src/ or tests/
+# uses either.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+SUDO=""
+[[ $(id -u) -ne 0 ]] && SUDO=sudo
+if ! /usr/bin/python3 -c "import matplotlib, venv" 2>/dev/null; then
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq python3-matplotlib python3-venv
+fi
+if [[ ! -x bench/.venv/bin/python ]]; then
+  /usr/bin/python3 -m venv --system-site-packages bench/.venv
+fi
+if ! bench/.venv/bin/python -c "import onnxruntime" 2>/dev/null; then
+  bench/.venv/bin/pip install -q onnxruntime
+fi
+bench/.venv/bin/python -c "import onnxruntime, torch, matplotlib; print('bench set up: onnxruntime', onnxruntime.__version__, '/ torch', torch.__version__)"

@@ -1,0 +1,202 @@
+#!/usr/bin/python3
+"""Subgraph benchmark report: records of bench/subgraph/run.sh -> curves, tables and plots.
+
+For every strategy with a records file bench/results/subgraph/<strategy>.jsonl and every task of
+tasks.txt: the best latency after the first k measurements of that strategy (k = 1, 10, 64, 200;
+failed candidates count as measurements that found nothing). A Halide autoscheduler makes one
+program per task whatever the budget, so its value is the same at every k. Re-measurements
+("<strategy>/remeasure" records) are not part of the curves.
+
+Normalized performance of a strategy on a task = (best latency any strategy reached) / (its
+latency); the summary is the geometric mean over tasks (1.0 = best everywhere), as in the
+paper's figures.
+
+Writes bench/results/subgraph/{curves.csv, summary.csv, summary.md, curves.png, summary.png}.
+Records are mapped to tasks by order: run.sh tunes the tasks of tasks.txt one after another, so the
+n-th distinct task key of a file is the n-th task; its workload must match tasks.txt.
+"""
+import json
+import math
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+RESULTS = os.path.join(HERE, "..", "results", "subgraph")
+KS = [1, 10, 64, 200]
+ORDER = ["random", "evolutionary", "halide-mullapudi2016", "halide-li2018", "halide-adams2019"]
+
+
+def read_tasks():
+    tasks = []
+    for line in open(os.path.join(HERE, "tasks.txt")):
+        if line.strip() and not line.startswith("#"):
+            label, spec, tid = line.split()
+            tasks.append((label, spec, int(tid)))
+    return tasks
+
+
+def read_records(path):
+    """{task index: [(latency_s or None) in measurement order]} and {index: (kind, flops?)}."""
+    keys, series, kinds = [], {}, {}
+    for n, line in enumerate(open(path), 1):
+        line = line.strip()
+        if not line:
+            continue
+        try:
+            r = json.loads(line)
+        except json.JSONDecodeError:
+            print(f"{path}:{n}: skipping a line cut short", file=sys.stderr)
+            continue
+        if r["strategy"].endswith("/remeasure"):
+            continue
+        if r["task_key"] not in keys:
+            keys.append(r["task_key"])
+        i = keys.index(r["task_key"])
+        series.setdefault(i, []).append(r["median_s"] if not r["error"] else None)
+        kinds[i] = (r["task_kind"], r["workload"])
+    return series, kinds
+
+
+def best_after(lat, k):
+    vals = [x for x in lat[:k] if x is not None]
+    return min(vals) if vals else None
+
+
+def main():
+    tasks = read_tasks()
+    strategies = [s for s in ORDER if os.path.exists(os.path.join(RESULTS, s + ".jsonl"))]
+    if not strategies:
+        sys.exit(f"no records in {RESULTS}")
+    data = {}  # strategy -> task index -> latencies
+    for s in strategies:
+        series, kinds = read_records(os.path.join(RESULTS, s + ".jsonl"))
+        for i, (kind, workload) in kinds.items():
+            if i >= len(tasks) or workload != tasks[i][1]:
+                sys.exit(f"{s}.jsonl: task #{i + 1} is from {workload}, tasks.txt says "
+                         f"{tasks[i][1] if i < len(tasks) else 'nothing'}")
+        data[s] = series
+    auto = {s: s.startswith("halide-") for s in strategies}
+
+    def value(s, i, k):
+        lat = data[s].get(i)
+        if not lat:
+            return None
+        if auto[s]:
+            return best_after(lat, len(lat))
+        return best_after(lat, k) if len(lat) >= k else None
+
+    with open(os.path.join(RESULTS, "curves.csv"), "w") as f:
+        f.write("strategy,task,k,best_ms\n")
+        for s in strategies:
+            for i, lat in sorted(data[s].items()):
+                for k in range(1, len(lat) + 1):
+                    b = best_after(lat, k)
+                    f.write(f"{s},{tasks[i][0]},{k},{'' if b is None else f'{b * 1e3:.5f}'}\n")
+
+    # Best over every strategy and budget: the normalization of each task.
+    best = {}
+    for i in range(len(tasks)):
+        vals = [v for s in strategies for k in KS for v in [value(s, i, k)] if v is not None]
+        if vals:
+            best[i] = min(vals)
+    cols = [(s, k) for s in strategies for k in (KS if not auto[s] else [0])]
+    head = ["task"] + [f"{s}@{k}" if k else s for s, k in cols]
+    rows = []
+    for i, (label, spec, tid) in enumerate(tasks):
+        row = [label]
+        for s, k in cols:
+            v = value(s, i, k if k else 1)
+            row.append("" if v is None else f"{v * 1e3:.4g}")
+        rows.append(row)
+    geo = []
+    for s, k in cols:
+        logs = [math.log(best[i] / v) for i in best for v in [value(s, i, k if k else 1)]
+                if v is not None]
+        geo.append((len(logs), math.exp(sum(logs) / len(logs)) if logs else None))
+    with open(os.path.join(RESULTS, "summary.csv"), "w") as f:
+        f.write(",".join(head) + "\n")
+        for row in rows:
+            f.write(",".join(row) + "\n")
+    md = ["Best latency (ms) after k measurements; autoschedulers: their one program.", "",
+          "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    md += ["| " + " | ".join(r) + " |" for r in rows]
+    md.append("| **geomean normalized perf.** | " +
+              " | ".join("" if g is None else f"**{g:.3f}** ({n})" for n, g in geo) + " |")
+    # Where evolutionary at 200 stands against each other strategy, task by task.
+    if "evolutionary" in strategies:
+        md += ["", "Evolutionary at its largest k vs each strategy at 200 (or its one program):", ""]
+        for s in strategies:
+            if s == "evolutionary":
+                continue
+            wins = losses = 0
+            ratios = []
+            for i in range(len(tasks)):
+                e = value("evolutionary", i, 200) or value("evolutionary", i, 64)
+                o = value(s, i, 200 if not auto[s] else 1)
+                if e is None or o is None:
+                    continue
+                ratios.append(o / e)
+                wins += e < o
+                losses += e >= o
+            if ratios:
+                g = math.exp(sum(map(math.log, ratios)) / len(ratios))
+                md.append(f"- vs {s}: faster on {wins} of {wins + losses} tasks, geomean speedup "
+                          f"{g:.2f}x")
+    open(os.path.join(RESULTS, "summary.md"), "w").write("\n".join(md) + "\n")
+    print("\n".join(md))
+
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("matplotlib missing (bench/setup.sh installs it): no plots", file=sys.stderr)
+        return
+    n = len(tasks)
+    cols_n = 6
+    fig, axes = plt.subplots((n + cols_n - 1) // cols_n, cols_n, figsize=(18, 3 * ((n + 5) // 6)))
+    for i, ax in enumerate(axes.flat):
+        if i >= n:
+            ax.axis("off")
+            continue
+        for s in strategies:
+            lat = data[s].get(i)
+            if not lat:
+                continue
+            if auto[s]:
+                v = best_after(lat, len(lat))
+                if v:
+                    ax.axhline(v * 1e3, ls="--", lw=1, label=s)
+            else:
+                ys = [best_after(lat, k) for k in range(1, len(lat) + 1)]
+                ax.plot(range(1, len(lat) + 1), [y * 1e3 if y else float("nan") for y in ys],
+                        label=s)
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_title(tasks[i][0], fontsize=9)
+        ax.tick_params(labelsize=7)
+    axes.flat[0].legend(fontsize=6)
+    fig.supxlabel("measurements k")
+    fig.supylabel("best latency (ms)")
+    fig.tight_layout()
+    fig.savefig(os.path.join(RESULTS, "curves.png"), dpi=80)
+    fig, ax = plt.subplots(figsize=(7, 4))
+    for s in strategies:
+        if auto[s]:
+            g = [geo[j][1] for j, (ss, k) in enumerate(cols) if ss == s][0]
+            if g:
+                ax.axhline(g, ls="--", label=s)
+        else:
+            ys = [geo[j][1] for j, (ss, k) in enumerate(cols) if ss == s]
+            ax.plot(KS, ys, marker="o", label=s)
+    ax.set_xscale("log")
+    ax.set_xlabel("measurements per task (k)")
+    ax.set_ylabel("geomean normalized performance")
+    ax.set_title(f"subgraph benchmark: {len(tasks)} tasks")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(os.path.join(RESULTS, "summary.png"), dpi=100)
+
+
+if __name__ == "__main__":
+    main()
