@@ -85,6 +85,17 @@ std::vector<Builder> elementwise_cases() {
          return un(g, Op::Tanh, {3, 13});
        },
        R{{0, {-4, 4}}}},
+      // The lowering switches formulas at |x| = 1/8 (elementwise.cc): both sides, and saturation.
+      {"tanh_near_zero",
+       [](Graph& g) {
+         return un(g, Op::Tanh, {3, 13});
+       },
+       R{{0, {-0.3, 0.3}}}},
+      {"tanh_saturating",
+       [](Graph& g) {
+         return un(g, Op::Tanh, {3, 13});
+       },
+       R{{0, {-40, 40}}}},
       {"sigmoid",
        [](Graph& g) {
          return un(g, Op::Sigmoid, {3, 13});
