@@ -18,6 +18,7 @@ n-th distinct task key of a file is the n-th task; its workload must match tasks
 import json
 import math
 import os
+import re
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -55,6 +56,24 @@ def read_records(path):
         series.setdefault(i, []).append(r["median_s"] if not r["error"] else None)
         kinds[i] = (r["task_kind"], r["workload"])
     return series, kinds
+
+
+def seconds(text):
+    """'2m13s' / '37.2s' / '1h2m3s' -> seconds."""
+    total = 0.0
+    for num, unit in re.findall(r"([0-9.]+)([hms])", text):
+        total += float(num) * {"h": 3600, "m": 60, "s": 1}[unit]
+    return total
+
+
+def throughput(log):
+    """(valid measurements, seconds of measuring) summed over a run.sh log's tune runs."""
+    valid = secs = 0
+    if os.path.exists(log):
+        for m in re.finditer(r"\((\d+) valid\) in (\S+) of measuring", open(log).read()):
+            valid += int(m.group(1))
+            secs += seconds(m.group(2))
+    return valid, secs
 
 
 def best_after(lat, k):
@@ -142,6 +161,12 @@ def main():
                 g = math.exp(sum(map(math.log, ratios)) / len(ratios))
                 md.append(f"- vs {s}: faster on {wins} of {wins + losses} tasks, geomean speedup "
                           f"{g:.2f}x")
+    md += ["", "Measurement throughput (from the tune logs: valid measurements per minute of "
+           "measuring, one core per strategy):", ""]
+    for s in strategies:
+        valid, secs = throughput(os.path.join(RESULTS, s + ".log"))
+        if secs:
+            md.append(f"- {s}: {valid} valid in {secs / 60:.1f} min = {valid * 60 / secs:.1f}/min")
     open(os.path.join(RESULTS, "summary.md"), "w").write("\n".join(md) + "\n")
     print("\n".join(md))
 
@@ -159,18 +184,18 @@ def main():
         if i >= n:
             ax.axis("off")
             continue
-        for s in strategies:
+        for c, s in enumerate(strategies):
             lat = data[s].get(i)
             if not lat:
                 continue
             if auto[s]:
                 v = best_after(lat, len(lat))
                 if v:
-                    ax.axhline(v * 1e3, ls="--", lw=1, label=s)
+                    ax.axhline(v * 1e3, ls="--", lw=1, color=f"C{c}", label=s)
             else:
                 ys = [best_after(lat, k) for k in range(1, len(lat) + 1)]
                 ax.plot(range(1, len(lat) + 1), [y * 1e3 if y else float("nan") for y in ys],
-                        label=s)
+                        color=f"C{c}", label=s)
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_title(tasks[i][0], fontsize=9)
@@ -181,14 +206,14 @@ def main():
     fig.tight_layout()
     fig.savefig(os.path.join(RESULTS, "curves.png"), dpi=80)
     fig, ax = plt.subplots(figsize=(7, 4))
-    for s in strategies:
+    for c, s in enumerate(strategies):
         if auto[s]:
             g = [geo[j][1] for j, (ss, k) in enumerate(cols) if ss == s][0]
             if g:
-                ax.axhline(g, ls="--", label=s)
+                ax.axhline(g, ls="--", color=f"C{c}", label=s)
         else:
             ys = [geo[j][1] for j, (ss, k) in enumerate(cols) if ss == s]
-            ax.plot(KS, ys, marker="o", label=s)
+            ax.plot(KS, ys, marker="o", color=f"C{c}", label=s)
     ax.set_xscale("log")
     ax.set_xlabel("measurements per task (k)")
     ax.set_ylabel("geomean normalized performance")
