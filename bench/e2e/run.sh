@@ -15,8 +15,9 @@
 #
 # Threads: every runtime uses one thread pinned to one core (taskset), so that two strategies
 # tune side by side (lane 0: random and the fast autoschedulers; lane 1: evolutionary and
-# Adams2019) under the same conditions. Adams2019 runs greedy (HL_BEAM_SIZE=1): its default beam
-# search takes minutes per convolution. MODELS (env, space-separated) narrows the model list.
+# Adams2019) under the same conditions. Adams2019 runs with its default beam search; strategy
+# name halide-adams2019-greedy runs it with HL_BEAM_SIZE=1 instead (logs and records under that
+# name). MODELS (env, space-separated) narrows the model list.
 # Resumable: records are appended and `tlm tune` continues from them.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -32,10 +33,13 @@ prepare() {
 }
 
 tune() {  # tune MODEL STRATEGY CPU TRIALS
-  local log="$out/logs/$1.$2.log" env=()
-  [[ $2 == halide-adams2019 ]] && env=(env HL_BEAM_SIZE=1)
+  local log="$out/logs/$1.$2.log" env=() strategy=$2
+  if [[ $2 == halide-adams2019-greedy ]]; then
+    env=(env HL_BEAM_SIZE=1)
+    strategy=halide-adams2019
+  fi
   echo "== $(date +%H:%M:%S) $1 $2 (core $3)"
-  "${env[@]}" taskset -c "$3" ./build/tlm tune "$out/onnx/$1.onnx" --strategy "$2" --threads 1 \
+  "${env[@]}" taskset -c "$3" ./build/tlm tune "$out/onnx/$1.onnx" --strategy "$strategy" --threads 1 \
     --quiet --trials-per-task "$4" --records "$out/records/$1.$2.jsonl" --seed 0 > "$log" 2>&1 ||
     echo "   $1 $2 failed (exit $?): see $log"
   grep -E '^end-to-end|^measurements' "$log" | sed 's/^/   /' || true
