@@ -6,37 +6,39 @@
 //      again around each kernel's final timings: the highest value is the denominator);
 //   2. per kernel, start from its hand-written program (space/known_programs.h) and hill-climb
 //      through the space: every single-decision change that is still a valid program (checked
-//      with is_valid_program, i.e. next_options) is compiled and timed; the best becomes the
-//      next centre (--rounds times);
-//   3. check the best program's output against the reference interpreter (a fast wrong kernel
-//      does not count) and print GFLOP/s, the fraction of peak and the schedule: its sentence,
-//      rendered in words, and the Halide loop nest.
+//      with is_valid_program, i.e. next_options) is measured; the best becomes the next centre
+//      (--rounds times); the fastest few are then measured 3 more times each and the best
+//      median of those counts;
+//   3. print GFLOP/s, the fraction of peak and the schedule: its sentence, rendered in words,
+//      and the Halide loop nest.
+//
+// Measuring is the tuner's own (tune/bench.h): each program compiled in a forked worker, its
+// output checked against the reference interpreter (a fast wrong kernel does not count: it is
+// a failed measurement), then timed with HL_NUM_THREADS = cores, one warm-up call, 7 samples of
+// >= 20 ms, median.
 //
 // Output: a Markdown table on stdout, and with --out DIR: kernels.csv, kernels.md and one
 // <kernel>.schedule.txt per kernel (the `tlm show --loops` rendering of the best sentence).
-// Timing: HL_NUM_THREADS = cores, one warm-up call, 7 samples of >= 20 ms, median.
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
-#include <algorithm>
-#include <functional>
 #include <map>
-#include <set>
+#include <memory>
 #include <string>
-#include <thread>
 #include <vector>
 
-#include "graph/interpreter.h"
 #include "hardware/hardware.h"
 #include "language/sentence.h"
 #include "language/show.h"
-#include "lower/lower.h"
 #include "measure/timing.h"
 #include "peak.h"
 #include "space/known_programs.h"
 #include "space/space.h"
 #include "support/error.h"
+#include "tune/bench.h"
 #include "tune/tuner.h"
 
 namespace tlm {
@@ -46,40 +48,6 @@ struct Kernel {
   std::string name;
   Subgraph sub;
   std::vector<int64_t> start;
-};
-
-struct Timed {
-  std::vector<int64_t> values;
-  double median_s = 0, spread = 0;
-};
-
-// Inputs, output and the compiled program of one run.
-struct Harness {
-  const Subgraph& sub;
-  std::vector<Tensor> inputs;
-  std::vector<Halide::Buffer<>> bufs;
-  Tensor out;
-  Halide::Buffer<> ob;
-  explicit Harness(const Subgraph& s) : sub(s) {
-    const Graph& g = sub.graph;
-    for (size_t i = 0; i < g.inputs.size(); i++) {
-      const Value& v = g.value(g.inputs[i]);
-      inputs.push_back(random_tensor(v.dtype, v.shape, 1000 + i));
-    }
-    for (Tensor& x : inputs) bufs.push_back(halide_view(x.dtype(), x.raw(), x.shape()));
-    const Value& ov = g.value(g.outputs.at(0));
-    out = Tensor(ov.dtype, ov.shape);
-    ob = halide_view(out.dtype(), out.raw(), out.shape());
-  }
-  // Compiles and times `values`; 0 when the program fails to build (never expected).
-  double time(const TaskSpace& space, const std::vector<int64_t>& values, double* spread) {
-    LoweredTask t = lower_subgraph(sub);
-    apply_program(t, space, Program{values});
-    CompiledTask ct = compile_task(t, host_target());
-    TimingStats st = time_function([&] { ct.run(bufs, ob); }, TimingOptions{1, 7, 20});
-    *spread = st.spread;
-    return st.median_s;
-  }
 };
 
 std::vector<std::vector<int64_t>> neighbours(const TaskSpace& space,
@@ -102,8 +70,8 @@ struct KernelResult {
   std::string name;
   double flops = 0;
   double start_gflops = 0, best_gflops = 0, best_spread = 0;
-  int programs_timed = 0;
-  double violation = 0;
+  int programs_measured = 0;  // measurements made (the finalists' repeats included)
+  int failed = 0;             // of those, not error-free (wrong results included)
   std::string sentence, rendering;
 };
 
@@ -121,69 +89,76 @@ KernelResult climb(const Kernel& k, const HardwareInfo& hw, int rounds, int fina
   KernelResult r;
   r.name = k.name;
   r.flops = k.sub.flops;
-  TaskSpace space = build_space(lower_subgraph(k.sub), hw);
-  TLM_USER_CHECK(is_valid_program(space, Program{k.start}))
+  std::unique_ptr<TaskBench> bench = make_task_bench(k.sub, hw, "bench:" + k.name);
+  TLM_USER_CHECK(is_valid_program(bench->space, Program{k.start}))
       << k.name << ": the hand-written program is not a point of the space";
-  Harness h(k.sub);
-  std::map<std::vector<int64_t>, double> seen;
-  double spread_unused = 0;
-  auto measure = [&](const std::vector<int64_t>& v) {
-    auto it = seen.find(v);
-    if (it != seen.end()) return it->second;
-    double spread = 0;
-    double s = h.time(space, v, &spread);
-    seen[v] = s;
-    r.programs_timed++;
-    return s;
+  MeasureOptions mo;
+  mo.timing = TimingOptions{1, 7, 20};
+  auto gflops = [&](double s) { return k.sub.flops / s * 1e-9; };
+  // Measures `programs` as one batch (compiles overlap, runs do not); failures are INFINITY.
+  auto measure = [&](const std::vector<std::vector<int64_t>>& programs) {
+    std::vector<MeasureJob> jobs;
+    for (const auto& v : programs)
+      jobs.push_back({bench.get(), program_candidate(Program{v}, "bench")});
+    std::vector<MeasureRecord> recs = measure_candidates(jobs, mo);
+    r.programs_measured += (int)recs.size();
+    for (const MeasureRecord& rec : recs) r.failed += !rec.ok();
+    return recs;
   };
-  Timed best{k.start, measure(k.start), 0};
-  r.start_gflops = k.sub.flops / best.median_s * 1e-9;
+  auto latency = [](const MeasureRecord& rec) { return rec.ok() ? rec.median_s : INFINITY; };
+
+  std::map<std::vector<int64_t>, double> seen;  // program -> its first measured latency
+  std::vector<int64_t> best = k.start;
+  seen[best] = latency(measure({best}).at(0));
+  r.start_gflops = gflops(seen[best]);
   std::fprintf(stderr, "[%s] start: %.1f GFLOP/s\n", k.name.c_str(), r.start_gflops);
   for (int round = 0; round < rounds; round++) {
-    std::vector<std::vector<int64_t>> ns = neighbours(space, best.values);
-    Timed round_best = best;
-    int done = 0;
-    for (const auto& n : ns) {
-      double s = measure(n);
-      if (s < round_best.median_s) round_best = {n, s, 0};
-      if (++done % 10 == 0 || done == (int)ns.size())
-        std::fprintf(stderr, "\r[%s] round %d: %d/%zu neighbours, best %.1f GFLOP/s   ",
-                     k.name.c_str(), round + 1, done, ns.size(),
-                     k.sub.flops / round_best.median_s * 1e-9);
+    std::vector<std::vector<int64_t>> fresh;
+    for (auto& n : neighbours(bench->space, best))
+      if (!seen.count(n)) fresh.push_back(std::move(n));
+    std::vector<MeasureRecord> recs = measure(fresh);
+    std::vector<int64_t> round_best = best;
+    for (size_t i = 0; i < fresh.size(); i++) {
+      seen[fresh[i]] = latency(recs[i]);
+      if (seen[fresh[i]] < seen[round_best]) round_best = fresh[i];
     }
-    std::fprintf(stderr, "\n");
-    if (round_best.values == best.values) break;
+    std::fprintf(stderr, "[%s] round %d: %zu neighbours, best %.1f GFLOP/s\n", k.name.c_str(),
+                 round + 1, fresh.size(), gflops(seen[round_best]));
+    if (round_best == best) break;
     best = round_best;
   }
-  // Finalists: the fastest programs seen, each compiled and timed 3 more times; the best median
-  // of those decides (one lucky sample must not make the headline).
+  // Finalists: the fastest programs seen, each measured 3 more times (fresh compiles); the best
+  // median of those decides (one lucky sample must not make the headline).
   std::vector<std::pair<double, std::vector<int64_t>>> ranked;
-  for (const auto& [v, s] : seen) ranked.push_back({s, v});
+  for (const auto& [v, s] : seen)
+    if (s < INFINITY) ranked.push_back({s, v});
+  TLM_USER_CHECK(!ranked.empty()) << k.name << ": no program measured without error";
   std::sort(ranked.begin(), ranked.end());
   ranked.resize(std::min<size_t>(ranked.size(), std::max(1, finalists)));
-  double best_s = 1e30;
+  std::vector<std::vector<int64_t>> repeats;
+  for (const auto& f : ranked)
+    for (int i = 0; i < 3; i++) repeats.push_back(f.second);
   remeasure_peak();
-  for (const auto& [first, v] : ranked) {
-    std::vector<double> ts;
-    double spread = 0, best_spread = 0;
-    for (int i = 0; i < 3; i++) ts.push_back(h.time(space, v, &spread));
-    std::sort(ts.begin(), ts.end());
-    if (ts[1] < best_s) {
-      best_s = ts[1];
-      best.values = v;
-      best_spread = spread;
-      r.best_spread = best_spread;
+  std::vector<MeasureRecord> recs = measure(repeats);
+  remeasure_peak();
+  double best_s = INFINITY;
+  for (size_t f = 0; f < ranked.size(); f++) {
+    std::vector<const MeasureRecord*> three = {&recs[3 * f], &recs[3 * f + 1], &recs[3 * f + 2]};
+    std::sort(three.begin(), three.end(), [&](const MeasureRecord* a, const MeasureRecord* b) {
+      return latency(*a) < latency(*b);
+    });
+    double median = latency(*three[1]);
+    std::fprintf(stderr, "[%s] finalist %.1f GFLOP/s (first measurement %.1f)\n",
+                 k.name.c_str(), gflops(median), gflops(ranked[f].first));
+    if (median < best_s) {
+      best_s = median;
+      best = ranked[f].second;
+      r.best_spread = stats_from_samples(three[1]->latencies_s).spread;
     }
-    std::fprintf(stderr, "[%s] finalist %.1f GFLOP/s (first sample %.1f)\n", k.name.c_str(),
-                 k.sub.flops / ts[1] * 1e-9, k.sub.flops / first * 1e-9);
   }
-  r.best_gflops = k.sub.flops / best_s * 1e-9;
-  remeasure_peak();
-  // The check runs the best program once more and compares its output with the interpreter's.
-  h.time(space, best.values, &spread_unused);
-  Tensor ref = interpret(k.sub.graph, h.inputs).at(0);
-  r.violation = max_rel_violation(h.out, ref, 1e-3, 1e-3);
-  r.sentence = make_sentence(k.sub, hw, space, Program{best.values}).to_text();
+  TLM_USER_CHECK(best_s < INFINITY) << k.name << ": every finalist failed when re-measured";
+  r.best_gflops = gflops(best_s);
+  r.sentence = bench->printer->text(Program{best});
   ParsedSentence ps = parse_sentence(r.sentence);
   r.rendering = render_sentence(ps, true);
   return r;
@@ -227,20 +202,20 @@ int run(int argc, char** argv) {
 
   std::string md =
       "| kernel | GFLOP | hand program GFLOP/s | best GFLOP/s | fraction of peak | spread | "
-      "programs timed | check |\n|---|---|---|---|---|---|---|---|\n";
+      "measurements | failed (wrong results included) |\n|---|---|---|---|---|---|---|---|\n";
   std::string csv =
-      "kernel,gflop,peak_gflops,hand_gflops,best_gflops,fraction_of_peak,spread,programs_timed,"
-      "max_violation\n";
+      "kernel,gflop,peak_gflops,hand_gflops,best_gflops,fraction_of_peak,spread,measurements,"
+      "failed\n";
   char line[512];
   for (const KernelResult& r : results) {
     double frac = r.best_gflops / g_peak_gflops;
-    std::snprintf(line, sizeof line, "| %s | %.2f | %.1f | %.1f | %.0f%% | %.1f%% | %d | %s |\n",
+    std::snprintf(line, sizeof line, "| %s | %.2f | %.1f | %.1f | %.0f%% | %.1f%% | %d | %d |\n",
                   r.name.c_str(), r.flops * 1e-9, r.start_gflops, r.best_gflops, frac * 100,
-                  r.best_spread * 100, r.programs_timed, r.violation <= 1 ? "PASS" : "FAIL");
+                  r.best_spread * 100, r.programs_measured, r.failed);
     md += line;
-    std::snprintf(line, sizeof line, "%s,%.4f,%.2f,%.2f,%.2f,%.4f,%.4f,%d,%.4g\n", r.name.c_str(),
+    std::snprintf(line, sizeof line, "%s,%.4f,%.2f,%.2f,%.2f,%.4f,%.4f,%d,%d\n", r.name.c_str(),
                   r.flops * 1e-9, g_peak_gflops, r.start_gflops, r.best_gflops, frac,
-                  r.best_spread, r.programs_timed, r.violation);
+                  r.best_spread, r.programs_measured, r.failed);
     csv += line;
   }
   std::snprintf(line, sizeof line,
@@ -260,12 +235,6 @@ int run(int argc, char** argv) {
       std::ofstream(out_dir + "/" + r.name + ".schedule.txt")
           << r.sentence << "\n\n" << r.rendering << "\n";
   }
-  for (const KernelResult& r : results)
-    if (r.violation > 1) {
-      std::fprintf(stderr, "error: the best %s program differs from the reference\n",
-                   r.name.c_str());
-      return 1;
-    }
   return 0;
 }
 

@@ -3,12 +3,12 @@
 #include <Halide.h>
 
 #include <CLI/CLI.hpp>
-#include <cstdlib>
 #include <iostream>
 #include <new>
 #include <string>
 
 #include "cli/commands.h"
+#include "cli/flags.h"
 #include "cli/language_commands.h"
 #include "cli/tune_commands.h"
 #include "support/error.h"
@@ -24,17 +24,6 @@ Examples:
   tlm extract resnet50
 --threads N (before or after the subcommand) sets the worker threads.
 Exit code 0 on success, 1 on any error (bad flag, bad model, failed verification).)";
-
-void add_model_flags(CLI::App* cmd, std::string* model, std::vector<std::string>* dims,
-                     uint64_t* seed) {
-  cmd->add_option("MODEL", *model, "zoo spec (e.g. resnet50:image=160) or path to an .onnx file")
-      ->required();
-  cmd->add_option("--dim", *dims,
-                  "NAME=VALUE for a symbolic input dimension of an .onnx file (repeatable)")
-      ->take_all();
-  cmd->add_option("--seed", *seed, "seed of the random weights (zoo) and inputs")
-      ->capture_default_str();
-}
 
 int dispatch(int argc, char** argv) {
   CLI::App app{
@@ -97,7 +86,7 @@ int dispatch(int argc, char** argv) {
 
   // Halide's JIT runtime sizes its thread pool from HL_NUM_THREADS on first use: nothing has
   // touched Halide yet.
-  if (threads > 0) setenv("HL_NUM_THREADS", std::to_string(threads).c_str(), 1);
+  apply_global_threads(app);
 
   if (language_code >= 0) return language_code;
   if (tune_code >= 0) return tune_code;

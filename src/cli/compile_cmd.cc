@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "cli/model_source.h"
+#include "cli/flags.h"
 #include "cli/tune_commands.h"
 #include "graph/interpreter.h"
 #include "tune/artifact.h"
@@ -51,12 +52,8 @@ void add_compile_command(CLI::App& app, int* exit_code) {
       "compile",
       "emit a deployable artifact (ahead-of-time compiled tasks with the best recorded "
       "schedules, a header, weights and a runner), then build and verify it");
-  cmd->add_option("MODEL", o->model, "zoo spec (e.g. resnet18:image=64) or path to an .onnx file")
-      ->required();
-  cmd->add_option("--dim", o->dims, "NAME=VALUE for a symbolic input dimension (repeatable)")
-      ->take_all();
-  cmd->add_option("--seed", o->seed, "seed of the weights (zoo) and the sample inputs")
-      ->capture_default_str();
+  add_model_flags(cmd, &o->model, &o->dims, &o->seed,
+                  "seed of the weights (zoo) and the sample inputs");
   cmd->add_option("--records", o->records,
                   "records file: each task gets its best program measured on this hardware")
       ->check(CLI::ExistingFile);

@@ -2,6 +2,7 @@
 #include <cstdio>
 #include <memory>
 
+#include "cli/flags.h"
 #include "cli/tune_commands.h"
 #include "tune/measure_file.h"
 

@@ -1,9 +1,9 @@
 // `tlm tune`: flags -> TuneOptions, then tune_model() and the final table on stdout.
 #include <cstdio>
-#include <cstdlib>
 #include <memory>
 #include <string>
 
+#include "cli/flags.h"
 #include "cli/model_source.h"
 #include "cli/tune_commands.h"
 #include "partition/partition.h"
@@ -54,24 +54,13 @@ int run_tune(TuneCliOptions& o) {
 
 }  // namespace
 
-void apply_global_threads(CLI::App& app) {
-  CLI::Option* threads = app.get_option_no_throw("--threads");
-  if (threads && threads->count() > 0)
-    setenv("HL_NUM_THREADS", std::to_string(threads->as<int>()).c_str(), 1);
-}
-
 void add_tune_command(CLI::App& app, int* exit_code) {
   auto o = std::make_shared<TuneCliOptions>();
   CLI::App* cmd = app.add_subcommand(
       "tune",
       "tune every task of a model: measure candidate programs in isolated workers, append a "
       "record per measurement, then compile the model with the best ones, verify and time it");
-  cmd->add_option("MODEL", o->model, "zoo spec (e.g. resnet18:image=64) or path to an .onnx file")
-      ->required();
-  cmd->add_option("--dim", o->dims, "NAME=VALUE for a symbolic input dimension (repeatable)")
-      ->take_all();
-  cmd->add_option("--seed", o->seed, "seed of weights, inputs and the search")
-      ->capture_default_str();
+  add_model_flags(cmd, &o->model, &o->dims, &o->seed, "seed of weights, inputs and the search");
   cmd->add_option("--strategy", o->tune.strategy, strategy_help())->capture_default_str();
   cmd->add_option("--trials-per-task", o->tune.trials_per_task,
                   "measurement budget: this many times the number of tasks")

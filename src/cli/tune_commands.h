@@ -21,8 +21,4 @@ void add_tune_command(CLI::App& app, int* exit_code);
 void add_measure_command(CLI::App& app, int* exit_code);
 void add_compile_command(CLI::App& app, int* exit_code);
 
-// Applies the global --threads option of `app` (if given) to HL_NUM_THREADS. The subcommand
-// callbacks run inside app.parse(), before run_cli() gets to it.
-void apply_global_threads(CLI::App& app);
-
 }  // namespace tlm

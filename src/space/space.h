@@ -18,7 +18,6 @@
 //                               they produce is valid by construction.
 //   apply_program(...)          deterministic replay: the same Program always gives the same
 //                               Halide schedule (apply_tiled.cc, apply_rows.cc).
-//   time_program(...)           applies, compiles and times one program (bench.cc).
 //
 // A schedule is a value (STYLE.md habit 1): a Program is a plain vector of small integers aligned
 // with the space's slots. The sentence writer prints slot_header() + the slot's values.
@@ -128,16 +127,5 @@ std::string slot_header(const Slot& s);  // "tile f1_conv.d0 56"
 std::string program_str(const TaskSpace& space, const Program& p);
 // The Halide loop nest of an applied task (Halide's print_loop_nest), for determinism checks.
 std::string loop_nest_str(const LoweredTask& task);
-
-// Applies, JIT-compiles and times one program on random inputs (bench.cc). median_s is the
-// median over `repeats` timed runs after one warm-up run; gflops uses the subgraph's FLOPs.
-struct ProgramTiming {
-  double compile_s = 0;
-  double median_s = 0;
-  double min_s = 0;
-  double gflops = 0;  // sub.flops / median_s / 1e9
-};
-ProgramTiming time_program(const Subgraph& sub, const HardwareInfo& hw, const Program& p,
-                           int repeats = 7);
 
 }  // namespace tlm

@@ -1,7 +1,6 @@
 // The space's contracts: deterministic replay, next_options as the single source of validity
 // (never empty along sampled prefixes; is_valid_program accepts samples and rejects tampering),
-// the fast hand-written structures are points of the space, space sizes of zoo tasks, and the
-// timing helper.
+// the fast hand-written structures are points of the space, and space sizes of zoo tasks.
 #include <regex>
 #include <set>
 
@@ -165,18 +164,6 @@ TEST(Space, ZooTaskSpacesAreLarge) {
     std::printf("[space size] %s: %zu tasks, log10|S| from %.1f to %.1f\n", spec, part.tasks.size(),
                 lo, hi);
   }
-}
-
-TEST(Space, TimeProgramMeasuresAProgram) {
-  HardwareInfo hw = detect_hardware();
-  Subgraph sub = matmul_subgraph(64, 64, 64);
-  TaskSpace space = build_space(lower_subgraph(sub), hw);
-  std::mt19937_64 rng(5);
-  ProgramTiming r = time_program(sub, hw, sample_program(space, rng), 3);
-  EXPECT_GT(r.compile_s, 0);
-  EXPECT_GT(r.median_s, 0);
-  EXPECT_LE(r.min_s, r.median_s);
-  EXPECT_NEAR(r.gflops, sub.flops / r.median_s * 1e-9, 1e-6 * r.gflops);
 }
 
 }  // namespace
