@@ -20,7 +20,6 @@
 // Output: a Markdown table on stdout, and with --out DIR: kernels.csv, kernels.md and one
 // <kernel>.schedule.txt per kernel (the `tlm show --loops` rendering of the best sentence).
 #include <CLI/CLI.hpp>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -30,15 +29,16 @@
 #include <string>
 #include <vector>
 
+#include "fixtures/known_programs.h"
 #include "hardware/hardware.h"
 #include "language/sentence.h"
 #include "language/show.h"
+#include "measure/harness.h"
 #include "measure/timing.h"
 #include "peak.h"
-#include "space/known_programs.h"
 #include "space/space.h"
 #include "support/error.h"
-#include "tune/bench.h"
+#include "support/threads.h"
 #include "tune/tuner.h"
 
 namespace tlm {
@@ -89,8 +89,8 @@ KernelResult climb(const Kernel& k, const HardwareInfo& hw, int rounds, int fina
   KernelResult r;
   r.name = k.name;
   r.flops = k.sub.flops;
-  std::unique_ptr<TaskBench> bench = make_task_bench(k.sub, hw, "bench:" + k.name);
-  TLM_USER_CHECK(is_valid_program(bench->space, Program{k.start}))
+  std::unique_ptr<TaskHarness> harness = make_task_harness(k.sub, hw, "bench:" + k.name);
+  TLM_USER_CHECK(is_valid_program(harness->space, Program{k.start}))
       << k.name << ": the hand-written program is not a point of the space";
   MeasureOptions mo;
   mo.timing = TimingOptions{1, 7, 20};
@@ -99,7 +99,7 @@ KernelResult climb(const Kernel& k, const HardwareInfo& hw, int rounds, int fina
   auto measure = [&](const std::vector<std::vector<int64_t>>& programs) {
     std::vector<MeasureJob> jobs;
     for (const auto& v : programs)
-      jobs.push_back({bench.get(), program_candidate(Program{v}, "bench")});
+      jobs.push_back({harness.get(), program_candidate(Program{v}, "bench")});
     std::vector<MeasureRecord> recs = measure_candidates(jobs, mo);
     r.programs_measured += (int)recs.size();
     for (const MeasureRecord& rec : recs) r.failed += !rec.ok();
@@ -114,7 +114,7 @@ KernelResult climb(const Kernel& k, const HardwareInfo& hw, int rounds, int fina
   std::fprintf(stderr, "[%s] start: %.1f GFLOP/s\n", k.name.c_str(), r.start_gflops);
   for (int round = 0; round < rounds; round++) {
     std::vector<std::vector<int64_t>> fresh;
-    for (auto& n : neighbours(bench->space, best))
+    for (auto& n : neighbours(harness->space, best))
       if (!seen.count(n)) fresh.push_back(std::move(n));
     std::vector<MeasureRecord> recs = measure(fresh);
     std::vector<int64_t> round_best = best;
@@ -148,8 +148,8 @@ KernelResult climb(const Kernel& k, const HardwareInfo& hw, int rounds, int fina
       return latency(*a) < latency(*b);
     });
     double median = latency(*three[1]);
-    std::fprintf(stderr, "[%s] finalist %.1f GFLOP/s (first measurement %.1f)\n",
-                 k.name.c_str(), gflops(median), gflops(ranked[f].first));
+    std::fprintf(stderr, "[%s] finalist %.1f GFLOP/s (first measurement %.1f)\n", k.name.c_str(),
+                 gflops(median), gflops(ranked[f].first));
     if (median < best_s) {
       best_s = median;
       best = ranked[f].second;
@@ -158,7 +158,7 @@ KernelResult climb(const Kernel& k, const HardwareInfo& hw, int rounds, int fina
   }
   TLM_USER_CHECK(best_s < INFINITY) << k.name << ": every finalist failed when re-measured";
   r.best_gflops = gflops(best_s);
-  r.sentence = bench->printer->text(Program{best});
+  r.sentence = harness->printer->text(Program{best});
   ParsedSentence ps = parse_sentence(r.sentence);
   r.rendering = render_sentence(ps, true);
   return r;
@@ -182,7 +182,8 @@ int run(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
 
   HardwareInfo hw = detect_hardware();
-  int threads = set_halide_threads(hw);
+  export_halide_threads();
+  int threads = compute_threads();
   g_threads = threads;
   bench::PeakResult peak = bench::measure_fp32_peak(threads, 9);
   g_peak_gflops = peak.max_gflops;
@@ -214,8 +215,8 @@ int run(int argc, char** argv) {
                   r.best_spread * 100, r.programs_measured, r.failed);
     md += line;
     std::snprintf(line, sizeof line, "%s,%.4f,%.2f,%.2f,%.2f,%.4f,%.4f,%d,%d\n", r.name.c_str(),
-                  r.flops * 1e-9, g_peak_gflops, r.start_gflops, r.best_gflops, frac,
-                  r.best_spread, r.programs_measured, r.failed);
+                  r.flops * 1e-9, g_peak_gflops, r.start_gflops, r.best_gflops, frac, r.best_spread,
+                  r.programs_measured, r.failed);
     csv += line;
   }
   std::snprintf(line, sizeof line,
@@ -232,8 +233,8 @@ int run(int argc, char** argv) {
     std::ofstream(out_dir + "/kernels.md") << md;
     std::ofstream(out_dir + "/kernels.csv") << csv;
     for (const KernelResult& r : results)
-      std::ofstream(out_dir + "/" + r.name + ".schedule.txt")
-          << r.sentence << "\n\n" << r.rendering << "\n";
+      std::ofstream(out_dir + "/" + r.name + ".schedule.txt") << r.sentence << "\n\n"
+                                                              << r.rendering << "\n";
   }
   return 0;
 }

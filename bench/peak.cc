@@ -15,12 +15,10 @@
 #include <thread>
 #include <vector>
 
+#include "support/clock.h"
+
 namespace tlm::bench {
 namespace {
-
-double now_s() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
 
 // 24 independent accumulators x `iters` FMAs each; returns a value so the loop is not removed.
 __attribute__((target("avx512f"))) float fma_loop_avx512(int64_t iters) {
@@ -66,8 +64,7 @@ PeakResult measure_fp32_peak(int threads, int repeats) {
   for (int k = 0; k < repeats; k++) {
     double t0 = now_s();
     std::vector<std::thread> ts;
-    for (int i = 0; i < threads; i++)
-      ts.emplace_back([&] { sink = sink + loop(iters); });
+    for (int i = 0; i < threads; i++) ts.emplace_back([&] { sink = sink + loop(iters); });
     for (std::thread& t : ts) t.join();
     double dt = now_s() - t0;
     gflops.push_back(2.0 * r.lanes * 24.0 * iters * threads / dt * 1e-9);

@@ -10,6 +10,9 @@ PACKAGES=(
   libonnx-dev libonnx-testdata # ONNX C++ library (protobuf) and its operator test cases
   libprotobuf-dev protobuf-compiler
   libtorch-dev                 # libtorch: the language model (later stages) and a benchmark peer
+  libopenblas0-openmp          # BLAS for libtorch: without it, Debian's libtorch silently uses the
+                               # reference netlib BLAS, ~30x slower. OpenBLAS 0.3.21 misdetects
+                               # AVX-512 Intel CPUs: set OPENBLAS_CORETYPE=SkylakeX there.
   libxgboost-dev xgboost       # cost model of the evolutionary search (its CMake config needs both)
   libcli11-dev nlohmann-json3-dev libgtest-dev libbenchmark-dev
   python3-torch python3-torchvision python3-onnx  # only for the zoo's torchvision parity test

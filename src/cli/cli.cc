@@ -8,10 +8,8 @@
 #include <string>
 
 #include "cli/commands.h"
-#include "cli/flags.h"
-#include "cli/language_commands.h"
-#include "cli/tune_commands.h"
 #include "support/error.h"
+#include "support/threads.h"
 
 namespace tlm {
 namespace {
@@ -22,8 +20,16 @@ Examples:
   tlm run resnet18:image=64
   tlm run model.onnx --dim batch=1 --input x.pb --output y.pb
   tlm extract resnet50
---threads N (before or after the subcommand) sets the worker threads.
+--threads N (before or after the subcommand) sets the threads of everything parallel.
 Exit code 0 on success, 1 on any error (bad flag, bad model, failed verification).)";
+
+using AddCommand = Command (*)(CLI::App&);
+// Every subcommand, in --help order (cli/commands.h).
+constexpr AddCommand kCommands[] = {
+    add_zoo_command,   add_extract_command,  add_run_command,  add_sample_command,
+    add_show_command,  add_measure_command,  add_tune_command, add_compile_command,
+    add_train_command, add_generate_command,
+};
 
 int dispatch(int argc, char** argv) {
   CLI::App app{
@@ -34,48 +40,12 @@ int dispatch(int argc, char** argv) {
   app.require_subcommand(1);
   app.fallthrough();  // global flags (--threads) may come after the subcommand
   int threads = 0;
-  app.add_option(
-         "--threads", threads,
-         "worker threads for Halide's thread pool and for compiling (default: one per core)")
+  app.add_option("--threads", threads,
+                 "threads for everything parallel: Halide's thread pool, compiling, measuring "
+                 "(default: the cores this process may use)")
       ->check(CLI::Range(1, 1024));
-
-  app.add_subcommand("zoo", "list the built-in zoo models and their parameters");
-
-  ExtractOptions ex;
-  CLI::App* extract = app.add_subcommand("extract", "print the task table of a model");
-  add_model_flags(extract, &ex.model, &ex.dims, &ex.seed);
-
-  RunOptions ro;
-  CLI::App* run = app.add_subcommand(
-      "run", "compile with default schedules, verify against the reference interpreter, time");
-  add_model_flags(run, &ro.model, &ro.dims, &ro.seed);
-  run->add_option("--input", ro.inputs,
-                  "input TensorProto .pb file, in graph-input order (repeatable)")
-      ->take_all()
-      ->check(CLI::ExistingFile);
-  run->add_option("--output", ro.output, "write the first output as a TensorProto .pb file");
-  run->add_option("--repeat", ro.repeat, "timed runs; the median is reported")
-      ->capture_default_str()
-      ->check(CLI::Range(1, 1000000));
-  run->add_option("--warmup", ro.warmup, "untimed runs before timing")
-      ->capture_default_str()
-      ->check(CLI::Range(0, 1000000));
-  run->add_option("--atol", ro.atol, "absolute tolerance of the verification")
-      ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
-  run->add_option("--rtol", ro.rtol, "relative tolerance of the verification")
-      ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
-  bool no_verify = false;
-  run->add_flag("--no-verify", no_verify, "skip the comparison with the reference interpreter");
-
-  int language_code = -1;  // set by the callback of `tlm sample` / `tlm show` when they ran
-  add_sample_command(app, &language_code);
-  add_show_command(app, &language_code);
-  int tune_code = -1;  // set by `tlm tune` / `tlm measure` / `tlm compile` when they ran
-  add_tune_command(app, &tune_code);
-  add_measure_command(app, &tune_code);
-  add_compile_command(app, &tune_code);
+  std::vector<Command> commands;
+  for (AddCommand add : kCommands) commands.push_back(add(app));
 
   try {
     app.parse(argc, argv);
@@ -83,18 +53,13 @@ int dispatch(int argc, char** argv) {
     int code = app.exit(e);  // prints help, or the error with a hint to --help
     return code == 0 ? 0 : 1;
   }
-
-  // Halide's JIT runtime sizes its thread pool from HL_NUM_THREADS on first use: nothing has
-  // touched Halide yet.
-  apply_global_threads(app);
-
-  if (language_code >= 0) return language_code;
-  if (tune_code >= 0) return tune_code;
-  if (app.got_subcommand("zoo")) return cmd_zoo();
-  if (app.got_subcommand("extract")) return cmd_extract(ex);
-  ro.threads = threads;
-  ro.verify = !no_verify;
-  return cmd_run(ro);
+  // Halide's JIT runtime sizes its thread pool from HL_NUM_THREADS on first use, and nothing has
+  // touched Halide yet: the one place the global flag takes effect.
+  if (threads > 0) set_compute_threads(threads);
+  for (const Command& c : commands)
+    if (c.app->parsed()) return c.run();
+  TLM_CHECK(false) << "no subcommand ran";
+  return 1;
 }
 
 }  // namespace

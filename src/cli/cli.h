@@ -1,7 +1,7 @@
 // The `tlm` command line: flag parsing (CLI11) and the one place where errors become exit codes.
 //
-//   run_cli(argc, argv)  parses, sets HL_NUM_THREADS from --threads before any Halide use, runs
-//                        the subcommand (cli/commands.h) and returns the exit code:
+//   run_cli(argc, argv)  parses, applies --threads (support/threads.h) before any Halide use, runs
+//                        the chosen subcommand (cli/commands.h) and returns the exit code:
 //                        0 success; 1 for everything else -- a bad flag (CLI11's message), a
 //                        UserError ("error: ..."), an InternalError ("internal error: ... (please
 //                        report)"), a Halide or other std::exception. It never lets an exception

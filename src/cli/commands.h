@@ -1,43 +1,36 @@
-// The `tlm` subcommands as plain functions of their options; cli.cc parses flags into these
-// structs and maps exceptions to exit codes. Each returns the process exit code.
+// The `tlm` subcommands. Every one lives in its own file, cli/<name>_cmd.cc, and is added the same
+// way:
 //
-//   cmd_zoo()       list zoo models and their parameters
-//   cmd_extract(o)  print the task table of a model
-//   cmd_run(o)      compile with default schedules, verify against the reference interpreter,
-//                   time, print per-task and end-to-end latency
+//   Command add_<name>_command(CLI::App& app);
+//
+// adds the subcommand and its flags to `app` and returns it with the function that runs it. The
+// function is called after parsing, once the global --threads has been applied (cli.cc), and
+// returns the exit code: 0, or 1 for a failure that is not an exception (a failed verification).
+// Bad input is a UserError, which run_cli() prints once and turns into exit code 1.
+//
+// To add a command: write cli/<name>_cmd.cc, declare its add_ function here and list it in
+// kCommands (cli.cc).
 #pragma once
 
-#include <cstdint>
-#include <string>
-#include <vector>
+#include <CLI/CLI.hpp>
+#include <functional>
 
 namespace tlm {
 
-struct ExtractOptions {
-  std::string model;              // zoo spec or .onnx path
-  std::vector<std::string> dims;  // --dim NAME=VALUE
-  uint64_t seed = 0;              // zoo weights
+struct Command {
+  CLI::App* app = nullptr;   // the subcommand
+  std::function<int()> run;  // runs it with the parsed flags
 };
 
-struct RunOptions {
-  std::string model;
-  std::vector<std::string> dims;
-  uint64_t seed = 0;                // zoo weights and random inputs
-  std::vector<std::string> inputs;  // --input IN.pb, graph-input order; empty: random inputs
-  std::string output;               // --output OUT.pb: the first output as a TensorProto
-  int repeat = 10;                  // timed runs; the median is reported
-  int warmup = 2;                   // untimed runs before them
-  int threads = 0;                  // compile threads; 0: one per core
-  bool verify = true;               // compare with the reference interpreter
-  // Verification passes when |got - ref| <= atol + rtol * |ref| everywhere (max_rel_violation
-  // <= 1). Both sides compute in f32 but sum in different orders; 1e-3 leaves room for that
-  // over deep networks while still catching any indexing or fusion bug.
-  double atol = 1e-3;
-  double rtol = 1e-3;
-};
-
-int cmd_zoo();
-int cmd_extract(const ExtractOptions& o);
-int cmd_run(const RunOptions& o);
+Command add_zoo_command(CLI::App& app);       // list zoo models and their parameters
+Command add_extract_command(CLI::App& app);   // the task table of a model
+Command add_run_command(CLI::App& app);       // compile with default schedules, verify, time
+Command add_sample_command(CLI::App& app);    // a dataset of random tensor sentences
+Command add_show_command(CLI::App& app);      // sentences in words
+Command add_measure_command(CLI::App& app);   // measure sentences, append records
+Command add_tune_command(CLI::App& app);      // tune every task of a model
+Command add_compile_command(CLI::App& app);   // a deployable AOT artifact
+Command add_train_command(CLI::App& app);     // pre-train the language model
+Command add_generate_command(CLI::App& app);  // programs written by the language model
 
 }  // namespace tlm

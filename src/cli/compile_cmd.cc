@@ -1,14 +1,15 @@
 // `tlm compile`: a deployable artifact of a model with its best recorded schedules
-// (tune/artifact.h), then its runner is built and run to verify it.
+// (deploy/artifact.h), then its runner is built and run to verify it.
 #include <cstdio>
 #include <memory>
 
-#include "cli/model_source.h"
+#include "cli/commands.h"
 #include "cli/flags.h"
-#include "cli/tune_commands.h"
+#include "cli/model_source.h"
+#include "deploy/artifact.h"
 #include "graph/interpreter.h"
-#include "tune/artifact.h"
-#include "tune/tuner.h"
+#include "measure/recorded_schedules.h"
+#include "runtime/random_inputs.h"
 
 namespace tlm {
 namespace {
@@ -26,7 +27,6 @@ int run_compile(const CompileCliOptions& o) {
   Graph g = load_model(o.model, parse_dims(o.dims), o.seed);
   Partition p = partition_graph(g);
   HardwareInfo hw = detect_hardware();
-  set_halide_threads(hw);
   ArtifactOptions ao;
   ao.dir = o.out_dir;
   ao.model_name = o.model;
@@ -46,7 +46,7 @@ int run_compile(const CompileCliOptions& o) {
 
 }  // namespace
 
-void add_compile_command(CLI::App& app, int* exit_code) {
+Command add_compile_command(CLI::App& app) {
   auto o = std::make_shared<CompileCliOptions>();
   CLI::App* cmd = app.add_subcommand(
       "compile",
@@ -59,10 +59,7 @@ void add_compile_command(CLI::App& app, int* exit_code) {
       ->check(CLI::ExistingFile);
   cmd->add_option("-o,--out", o->out_dir, "output directory")->required();
   cmd->add_flag("--no-build", o->no_build, "only write the artifact");
-  cmd->callback([o, exit_code, &app] {
-    apply_global_threads(app);
-    *exit_code = run_compile(*o);
-  });
+  return {cmd, [o] { return run_compile(*o); }};
 }
 
 }  // namespace tlm

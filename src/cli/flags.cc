@@ -1,7 +1,5 @@
 #include "cli/flags.h"
 
-#include <cstdlib>
-
 namespace tlm {
 
 void add_model_flags(CLI::App* cmd, std::string* model, std::vector<std::string>* dims,
@@ -14,10 +12,15 @@ void add_model_flags(CLI::App* cmd, std::string* model, std::vector<std::string>
   cmd->add_option("--seed", *seed, seed_help)->capture_default_str();
 }
 
-void apply_global_threads(CLI::App& app) {
-  CLI::Option* threads = app.get_option_no_throw("--threads");
-  if (threads && threads->count() > 0)
-    setenv("HL_NUM_THREADS", std::to_string(threads->as<int>()).c_str(), 1);
+std::string type_str(const Value& v) {
+  return std::string(dtype_name(v.dtype)) + shape_str(v.shape);
+}
+
+std::string describe_inputs(const Graph& g) {
+  std::string s;
+  for (ValueId v : g.inputs)
+    s += (s.empty() ? "" : ", ") + g.value(v).name + " " + type_str(g.value(v));
+  return s.empty() ? "none" : s;
 }
 
 }  // namespace tlm

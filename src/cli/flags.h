@@ -2,16 +2,15 @@
 // every --help:
 //
 //   add_model_flags(cmd, ...)   MODEL (zoo spec or .onnx path), --dim NAME=VALUE, --seed
-//   apply_global_threads(app)   the global --threads N -> HL_NUM_THREADS, before Halide's thread
-//                               pool first starts; subcommand callbacks run inside app.parse(),
-//                               so each calls it before touching Halide
+//   describe_inputs(g)          "input f32[1,3,224,224], ..." for the first line of a command
 #pragma once
 
 #include <CLI/CLI.hpp>
-
 #include <cstdint>
 #include <string>
 #include <vector>
+
+#include "graph/graph.h"
 
 namespace tlm {
 
@@ -19,6 +18,7 @@ void add_model_flags(CLI::App* cmd, std::string* model, std::vector<std::string>
                      uint64_t* seed,
                      const std::string& seed_help = "seed of the random weights (zoo) and inputs");
 
-void apply_global_threads(CLI::App& app);
+std::string type_str(const Value& v);  // "f32[1,3,224,224]"
+std::string describe_inputs(const Graph& g);
 
 }  // namespace tlm

@@ -2,13 +2,12 @@
 #include <cstdio>
 #include <memory>
 
-#include "cli/flags.h"
-#include "cli/tune_commands.h"
-#include "tune/measure_file.h"
+#include "cli/commands.h"
+#include "measure/sentence_file.h"
 
 namespace tlm {
 
-void add_measure_command(CLI::App& app, int* exit_code) {
+Command add_measure_command(CLI::App& app) {
   auto o = std::make_shared<MeasureFileOptions>();
   auto quiet = std::make_shared<bool>(false);
   CLI::App* cmd = app.add_subcommand(
@@ -39,14 +38,13 @@ void add_measure_command(CLI::App& app, int* exit_code) {
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
   cmd->add_flag("--quiet", *quiet, "no progress line");
-  cmd->callback([o, quiet, exit_code, &app] {
-    apply_global_threads(app);
-    o->progress = !*quiet;
-    MeasureFileReport r = measure_sentence_file(*o);
-    std::printf("%s", r.summary().c_str());
-    // Rejected lines were reported one by one; measuring nothing at all is an error.
-    *exit_code = r.measured + r.already > 0 || r.sentences == 0 ? 0 : 1;
-  });
+  return {cmd, [o, quiet] {
+            o->progress = !*quiet;
+            MeasureFileReport r = measure_sentence_file(*o);
+            std::printf("%s", r.summary().c_str());
+            // Rejected lines were reported one by one; measuring nothing at all is an error.
+            return r.measured + r.already > 0 || r.sentences == 0 ? 0 : 1;
+          }};
 }
 
 }  // namespace tlm

@@ -4,7 +4,7 @@
 #include <memory>
 #include <string>
 
-#include "cli/language_commands.h"
+#include "cli/commands.h"
 #include "language/show.h"
 
 namespace tlm {
@@ -48,7 +48,7 @@ int run_show(const ShowOptions& o) {
 
 }  // namespace
 
-void add_show_command(CLI::App& app, int* exit_code) {
+Command add_show_command(CLI::App& app) {
   auto o = std::make_shared<ShowOptions>();
   CLI::App* cmd = app.add_subcommand(
       "show", "render tensor sentences (one per line, e.g. a dataset shard) in words");
@@ -56,7 +56,7 @@ void add_show_command(CLI::App& app, int* exit_code) {
   cmd->add_option("--line", o->line, "show only this line (1-based)")
       ->check(CLI::Range(int64_t(1), int64_t(1) << 60));
   cmd->add_flag("--loop-nest", o->loop_nest, "also print the Halide loop nest of each program");
-  cmd->callback([o, exit_code] { *exit_code = run_show(*o); });
+  return {cmd, [o] { return run_show(*o); }};
 }
 
 }  // namespace tlm

@@ -3,9 +3,9 @@
 #include <memory>
 #include <string>
 
+#include "cli/commands.h"
 #include "cli/flags.h"
 #include "cli/model_source.h"
-#include "cli/tune_commands.h"
 #include "partition/partition.h"
 #include "tune/tuner.h"
 
@@ -31,9 +31,10 @@ int run_tune(TuneCliOptions& o) {
   const StrategyInfo& strategy = find_strategy(o.tune.strategy);  // fails before the model
   Graph g = load_model(o.model, parse_dims(o.dims), o.seed);
   Partition p = partition_graph(g);
-  std::string budget = strategy.kind == StrategyKind::Search
-                           ? std::to_string(o.tune.trials_per_task) + " trials per task"
-                           : "one program per task";
+  std::string budget = strategy.kind != StrategyKind::Search ? "one program per task"
+                       : o.tune.trials_per_task == 0
+                           ? "no measurement"
+                           : std::to_string(o.tune.trials_per_task) + " trials per task";
   std::printf("model %s: %zu tasks, %zu instances; strategy %s, %s, records %s\n", o.model.c_str(),
               p.tasks.size(), p.instances.size(), o.tune.strategy.c_str(), budget.c_str(),
               o.tune.records_path.c_str());
@@ -54,7 +55,7 @@ int run_tune(TuneCliOptions& o) {
 
 }  // namespace
 
-void add_tune_command(CLI::App& app, int* exit_code) {
+Command add_tune_command(CLI::App& app) {
   auto o = std::make_shared<TuneCliOptions>();
   CLI::App* cmd = app.add_subcommand(
       "tune",
@@ -63,9 +64,16 @@ void add_tune_command(CLI::App& app, int* exit_code) {
   add_model_flags(cmd, &o->model, &o->dims, &o->seed, "seed of weights, inputs and the search");
   cmd->add_option("--strategy", o->tune.strategy, strategy_help())->capture_default_str();
   cmd->add_option("--trials-per-task", o->tune.trials_per_task,
-                  "measurement budget: this many times the number of tasks")
+                  "measurement budget: this many times the number of tasks (0 with --strategy "
+                  "tlm: no measurement)")
       ->capture_default_str()
-      ->check(CLI::Range(1, 1000000));
+      ->check(CLI::Range(0, 1000000));
+  cmd->add_option("--model", o->tune.model_path,
+                  "language-model checkpoint of the tlm strategy (default: models/tlm.ckpt)");
+  cmd->add_option("--temperature", o->tune.lm_search.temperature,
+                  "tlm strategy: sampling temperature")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   cmd->add_option("--records", o->tune.records_path,
                   "JSON-lines records file: appended to, and read to resume")
       ->required();
@@ -96,10 +104,7 @@ void add_tune_command(CLI::App& app, int* exit_code) {
       ->check(CLI::PositiveNumber);
   cmd->add_flag("--no-e2e", o->no_e2e, "skip compiling and timing the whole model at the end");
   cmd->add_flag("--quiet", o->quiet, "no progress line");
-  cmd->callback([o, exit_code, &app] {
-    apply_global_threads(app);
-    *exit_code = run_tune(*o);
-  });
+  return {cmd, [o] { return run_tune(*o); }};
 }
 
 }  // namespace tlm

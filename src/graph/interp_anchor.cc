@@ -7,8 +7,9 @@
 // col2im; MatMul calls gemm_acc per batch; Gemm too, except that a few rows against a
 // transposed weight [N, K] are plain dot products. Work is split over threads with
 // parallel_for along output rows, or along (batch, group) when there are many. Nodes beyond
-// 2^40 multiply-adds are refused (UserError). Pools: MaxPool pads with -inf; AveragePool divides by the window clipped to the
-// padded input (count_include_pad=1) or by its valid elements (count_include_pad=0).
+// 2^40 multiply-adds are refused (UserError). Pools: MaxPool pads with -inf; AveragePool divides by
+// the window clipped to the padded input (count_include_pad=1) or by its valid elements
+// (count_include_pad=0).
 #include <algorithm>
 #include <cmath>
 
@@ -32,13 +33,13 @@ void gemm_parallel(int64_t M, int64_t N, int64_t K, const float* A, int64_t lda,
   const double work = 2.0 * M * N * K;
   if (M >= 32) {
     const int64_t blocks = (M + 3) / 4;  // 4-row blocks match gemm_acc's register tile
-    parallel_for(blocks, work, [&](int64_t b, int64_t e) {
+    parallel_rows(blocks, work, [&](int64_t b, int64_t e) {
       const int64_t r0 = b * 4, r1 = std::min(M, e * 4);
       gemm_acc(r1 - r0, N, K, A + r0 * lda, lda, B, ldb, C + r0 * ldc, ldc);
     });
   } else {
     constexpr int64_t kCols = 256;
-    parallel_for((N + kCols - 1) / kCols, work, [&](int64_t b, int64_t e) {
+    parallel_rows((N + kCols - 1) / kCols, work, [&](int64_t b, int64_t e) {
       const int64_t c0 = b * kCols, c1 = std::min(N, e * kCols);
       gemm_acc(M, c1 - c0, K, A, lda, B + c0, ldb, C + c0, ldc);
     });
@@ -155,7 +156,7 @@ void im2col(const ConvGeom& g, int64_t rows, int64_t q0, int64_t q1, const float
                  [&](int64_t r, int64_t p, int64_t i) { col[r * width + p] = img[i]; });
   };
   if (parallel)
-    parallel_for(rows, (double)rows * width, fill);
+    parallel_rows(rows, (double)rows * width, fill);
   else
     fill(0, rows);
 }
@@ -190,7 +191,7 @@ Tensor pool(const EvalCtx& c, bool is_max) {
   check_work(c, (double)planes * out_size * numel(kernel));
   const float* x = c.in[0]->data<float>();
   float* y = out.data<float>();
-  parallel_for(planes, (double)planes * out_size * numel(kernel), [&](int64_t b, int64_t e) {
+  parallel_rows(planes, (double)planes * out_size * numel(kernel), [&](int64_t b, int64_t e) {
     for (int64_t plane = b; plane < e; plane++) {
       const float* src = x + plane * img_size;
       std::vector<int64_t> o(sp, 0);
@@ -273,7 +274,7 @@ Tensor eval_Conv(const EvalCtx& c) {
   const int64_t pairs = N * group;
   if (pairs >= 8) {  // many small problems (depthwise, batches): one pair per task
     const double work = 2.0 * N * cout * kc * g.col_size;
-    parallel_for(pairs, work, [&](int64_t b, int64_t e) {
+    parallel_rows(pairs, work, [&](int64_t b, int64_t e) {
       std::vector<float> col;
       for (int64_t p = b; p < e; p++) run(p / group, p % group, col, false);
     });
@@ -315,7 +316,7 @@ Tensor eval_ConvTranspose(const EvalCtx& c) {
         gemm_parallel(rows, width, cin_g, wt.data(), cin_g, xg + q0 * g.line, g.col_size,
                       col.data(), width);
         // col2im: scatter-add each row into its output channel; channels split across threads.
-        parallel_for(cout_g, (double)rows * width, [&](int64_t b, int64_t e) {
+        parallel_rows(cout_g, (double)rows * width, [&](int64_t b, int64_t e) {
           for_each_tap(g, b * g.k_size, e * g.k_size, q0, q1,
                        [&](int64_t r, int64_t p, int64_t i) { yg[i] += col[r * width + p]; });
         });
@@ -340,7 +341,7 @@ Tensor eval_Gemm(const EvalCtx& c) {
   if (tb && M <= 8) {
     // B is stored [N, K] (a Linear layer's weight): a few rows of A against each contiguous row
     // of B, instead of transposing a possibly huge weight first.
-    parallel_for(N, 2.0 * M * N * K, [&](int64_t j0, int64_t j1) {
+    parallel_rows(N, 2.0 * M * N * K, [&](int64_t j0, int64_t j1) {
       for (int64_t j = j0; j < j1; j++)
         for (int64_t i = 0; i < M; i++) acc[i * N + j] = dot(a + i * K, b + j * K, K);
     });
@@ -396,7 +397,7 @@ Tensor eval_MatMul(const EvalCtx& c) {
   };
   float* y = out.data<float>();
   if (nb >= 8) {
-    parallel_for(nb, 2.0 * nb * M * N * K, [&](int64_t b, int64_t e) {
+    parallel_rows(nb, 2.0 * nb * M * N * K, [&](int64_t b, int64_t e) {
       for (int64_t bi = b; bi < e; bi++) {
         const float *pa, *pb;
         operands(bi, &pa, &pb);

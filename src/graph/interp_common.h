@@ -5,7 +5,7 @@
 //  resolve_slice()        ONNX clamping of one Slice dimension, used by both sides so that the
 //                         inferred extent and the interpreted elements cannot disagree
 //  EvalCtx, EvalFn        the interpreter's per-op row signature; the rows live in interp_*.cc
-//  parallel_for()         splits a range over std::thread for the big anchors
+//  parallel_rows()         splits a range over std::thread for the big anchors
 //  gemm_acc()             the one matrix kernel behind Conv, ConvTranspose, MatMul and Gemm
 #pragma once
 
@@ -70,7 +70,7 @@ std::vector<int64_t> strides_of(const Shape& s);
 
 // Runs fn(begin, end) over [0, n) split into contiguous chunks, one per hardware thread, when
 // `work` (a rough operation count) is large enough to pay for thread start-up.
-void parallel_for(int64_t n, double work, const std::function<void(int64_t, int64_t)>& fn);
+void parallel_rows(int64_t n, double work, const std::function<void(int64_t, int64_t)>& fn);
 
 // C[M,N] += A[M,K] * B[K,N] (row-major with leading dimensions), single-threaded; callers split
 // rows across threads. Loop order keeps the innermost loop on contiguous N so it vectorizes.

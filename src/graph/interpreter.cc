@@ -1,12 +1,12 @@
 // The reference interpreter's driver: the per-Op table (rows are eval_<Op> functions defined by
 // family in interp_elemwise.cc, interp_anchor.cc, interp_reduce.cc, interp_movement.cc),
 // evaluate_node(), interpret() for whole graphs, and the two shared compute helpers
-// (parallel_for, gemm_acc).
+// (parallel_rows, gemm_acc).
 //
 // interpret() frees every intermediate tensor after its last consumer ran, so whole models run
 // in the memory of their widest cut. Output shapes come from shape inference; each row computes
 // into a tensor of that shape, and the driver checks it did.
-// Knob: TLM_INTERP_THREADS (environment) caps the threads of parallel_for (default: all cores).
+// Threads: compute_threads() (support/threads.h), the project's one threads knob.
 #include "graph/interpreter.h"
 
 #include <algorithm>
@@ -18,6 +18,8 @@
 #include <thread>
 
 #include "graph/interp_common.h"
+#include "support/parallel.h"
+#include "support/threads.h"
 
 namespace tlm {
 namespace {
@@ -28,18 +30,6 @@ constexpr EvalFn kEvalRows[] = {
 #undef TLM_EVAL_ROW
 };
 static_assert(sizeof(kEvalRows) / sizeof(kEvalRows[0]) == kOpCount, "one row per Op");
-
-int thread_count() {
-  static const int n = [] {
-    int hw = (int)std::max(1u, std::thread::hardware_concurrency());
-    if (const char* env = std::getenv("TLM_INTERP_THREADS")) {
-      int v = std::atoi(env);
-      if (v >= 1) return std::min(v, hw);
-    }
-    return hw;
-  }();
-  return n;
-}
 
 }  // namespace
 
@@ -53,28 +43,9 @@ std::vector<int64_t> strides_of(const Shape& s) {
   return st;
 }
 
-void parallel_for(int64_t n, double work, const std::function<void(int64_t, int64_t)>& fn) {
-  int threads = (int)std::min<int64_t>(thread_count(), n);
-  if (threads <= 1 || work < 1e6) {  // below ~1 MFLOP, starting threads costs more than it saves
-    if (n > 0) fn(0, n);
-    return;
-  }
-  std::exception_ptr first_error;
-  std::mutex mu;
-  std::vector<std::thread> pool;
-  for (int t = 0; t < threads; t++) {
-    int64_t b = n * t / threads, e = n * (t + 1) / threads;
-    pool.emplace_back([&, b, e] {
-      try {
-        fn(b, e);
-      } catch (...) {
-        std::lock_guard<std::mutex> lock(mu);
-        if (!first_error) first_error = std::current_exception();
-      }
-    });
-  }
-  for (auto& th : pool) th.join();
-  if (first_error) std::rethrow_exception(first_error);
+void parallel_rows(int64_t n, double work, const std::function<void(int64_t, int64_t)>& fn) {
+  // Below ~1 MFLOP, starting threads costs more than it saves.
+  parallel_ranges(n, work < 1e6 ? 1 : compute_threads(), fn);
 }
 
 namespace {

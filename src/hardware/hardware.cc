@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "support/error.h"
+#include "support/threads.h"
 
 namespace tlm {
 namespace {
@@ -38,17 +39,6 @@ std::string cpuinfo_field(const std::string& text, const std::string& key) {
     if (trim(line.substr(0, colon)) == key) return trim(line.substr(colon + 1));
   }
   return "";
-}
-
-int usable_cores() {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  if (sched_getaffinity(0, sizeof(set), &set) == 0) {
-    int n = CPU_COUNT(&set);
-    if (n > 0) return n;
-  }
-  unsigned n = std::thread::hardware_concurrency();
-  return n > 0 ? (int)n : 1;
 }
 
 // Parses a non-negative decimal integer that must make up all of `s`; -1 otherwise.

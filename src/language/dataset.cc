@@ -1,4 +1,5 @@
-// sample_dataset(): extract -> spaces -> sample -> shuffle -> write. Each phase is a parallel
+// sample_dataset(): workloads -> extract -> spaces -> sample -> shards -> vocabulary -> manifest,
+// one function per step. Each phase is a parallel
 // loop over independent items (workloads, tasks) whose results land in per-item slots, so the
 // output never depends on the thread count.
 //
@@ -9,24 +10,24 @@
 #include "language/dataset.h"
 
 #include <algorithm>
-#include <atomic>
-#include <chrono>
 #include <cstdio>
 #include <cstring>
-#include <exception>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <nlohmann/json.hpp>
 #include <random>
-#include <thread>
 #include <unordered_set>
 
 #include "language/sentence.h"
-#include "language/vocab.h"
+#include "language/tokenizer.h"
 #include "language/workloads.h"
+#include "support/clock.h"
+#include "support/hash.h"
+#include "support/parallel.h"
+#include "support/progress.h"
+#include "support/threads.h"
 
 namespace tlm {
 
@@ -37,75 +38,11 @@ namespace {
 
 constexpr const char* kManifestFormat = "tlm-sentences";
 constexpr const char* kManifestFile = "manifest.json";
-constexpr const char* kVocabFile = "vocab.json";
+constexpr const char* kTokenizerFile = "tokenizer.json";
 // A round of sampling gives up on a task after this many draws per sentence still owed (plus a
 // constant for tiny shares): by then nearly every program of a small space has been seen.
 constexpr int64_t kDrawsPerSentence = 20;
 constexpr int64_t kExtraDraws = 1000;
-
-using Clock = std::chrono::steady_clock;
-double seconds_since(Clock::time_point t0) {
-  return std::chrono::duration<double>(Clock::now() - t0).count();
-}
-
-// Runs fn(i) for i in [0, n) on `threads` threads; rethrows the first exception.
-template <typename F>
-void parallel_for(size_t n, int threads, F fn) {
-  std::atomic<size_t> next{0};
-  std::exception_ptr error;
-  std::mutex mu;
-  auto work = [&] {
-    for (size_t i; (i = next++) < n;) {
-      try {
-        fn(i);
-      } catch (...) {
-        std::lock_guard<std::mutex> lock(mu);
-        if (!error) error = std::current_exception();
-        next = n;
-      }
-    }
-  };
-  std::vector<std::thread> pool;
-  for (int t = 1; t < std::min<int>(threads, (int)n); t++) pool.emplace_back(work);
-  work();
-  for (std::thread& t : pool) t.join();
-  if (error) std::rethrow_exception(error);
-}
-
-uint64_t fnv1a(const std::string& s) {
-  uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
-  return h;
-}
-
-uint64_t mix(uint64_t x) {  // splitmix64 finalizer
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
-
-// Progress on stderr, at most every two seconds.
-class Progress {
- public:
-  Progress(bool on, const char* what, size_t total) : on_(on), what_(what), total_(total) {}
-  void tick(size_t n = 1) {
-    size_t done = done_ += n;
-    if (!on_) return;
-    std::lock_guard<std::mutex> lock(mu_);
-    if (seconds_since(last_) < 2 && done < total_) return;
-    last_ = Clock::now();
-    std::fprintf(stderr, "sample: %s %zu/%zu (%.0fs)\n", what_, done, total_, seconds_since(t0_));
-  }
-
- private:
-  bool on_;
-  const char* what_;
-  size_t total_;
-  std::atomic<size_t> done_{0};
-  std::mutex mu_;
-  Clock::time_point t0_ = Clock::now(), last_ = Clock::now();
-};
 
 struct WorkloadRow {
   std::string spec;
@@ -114,6 +51,7 @@ struct WorkloadRow {
 
 struct TaskEntry {
   Subgraph sub;
+  HardwareInfo hw;    // the machine the sentences are written for
   std::string error;  // non-empty: the space could not be built
   TaskSpace space;
   std::unique_ptr<TaskPrinter> printer;
@@ -171,7 +109,7 @@ std::string shard_name(int64_t k) {
 void check_options(const SampleOptions& o) {
   TLM_USER_CHECK(!o.out_dir.empty()) << "sample: --out DIR is required";
   TLM_USER_CHECK(o.sentences >= 1) << "sample: --sentences must be at least 1";
-  TLM_USER_CHECK(o.threads >= 1 && o.threads <= 1024) << "sample: --threads must be in [1, 1024]";
+  TLM_USER_CHECK(o.jobs >= 0 && o.jobs <= 1024) << "sample: --jobs must be in [0, 1024]";
   TLM_USER_CHECK(o.shard_lines >= 1) << "sample: --shard-lines must be at least 1";
   TLM_USER_CHECK(!o.workloads.empty()) << "sample: no workloads given";
 }
@@ -184,39 +122,59 @@ std::string key_hash(const std::string& key) {
   return buf;
 }
 
-SampleReport sample_dataset(const SampleOptions& o) {
-  check_options(o);
-  Clock::time_point t_start = Clock::now();
-  SampleReport rep;
-  HardwareInfo hw = o.hardware.empty() ? detect_hardware() : parse_hardware_key(o.hardware);
-  std::vector<std::string> specs = expand_workloads(o.workloads);
-  std::vector<std::string> heldout = heldout_workloads();
-  if (o.exclude_heldout) {
-    std::unordered_set<std::string> held;
-    for (const std::string& s : heldout) held.insert(canonical_workload(s));
-    for (const std::string& s : specs)
-      TLM_USER_CHECK(!held.count(canonical_workload(s)))
-          << "sample: workload " << s << " is held out for evaluation; sampling it for training "
-          << "would leak it (pass --keep-heldout to sample it anyway, e.g. for an evaluation set)";
-  }
+namespace {
 
-  // 1. Tasks of every workload (held-out ones first, only for their keys).
-  std::vector<std::string> all = o.exclude_heldout ? heldout : std::vector<std::string>{};
+// Everything one sample_dataset() call works on, filled step by step.
+struct SampleRun {
+  const SampleOptions& o;
+  int jobs = 1;
+  SteadyClock::time_point t_start = SteadyClock::now();
+  std::vector<HardwareInfo> hws;  // one or more machines to write sentences for
+  std::vector<std::string> specs, heldout;
+  std::vector<WorkloadRow> rows;
+  std::vector<std::unique_ptr<TaskEntry>> tasks;  // every distinct training task
+  std::vector<TaskEntry*> live;                   // those whose space could be built
+  nlohmann::json shards = nlohmann::json::array();
+  SampleReport rep;
+  explicit SampleRun(const SampleOptions& opts) : o(opts) {}
+};
+
+// Step 0: the workloads, and the refusal to sample a held-out one for training.
+void resolve_workloads(SampleRun& run) {
+  const SampleOptions& o = run.o;
+  run.jobs = o.jobs > 0 ? o.jobs : compute_threads();
+  if (o.hardware.empty()) run.hws.push_back(detect_hardware());
+  for (const std::string& key : o.hardware) run.hws.push_back(parse_hardware_key(key));
+  run.specs = expand_workloads(o.workloads);
+  run.heldout = heldout_workloads();
+  if (!o.exclude_heldout) return;
+  std::unordered_set<std::string> held;
+  for (const std::string& s : run.heldout) held.insert(canonical_workload(s));
+  for (const std::string& s : run.specs)
+    TLM_USER_CHECK(!held.count(canonical_workload(s)))
+        << "sample: workload " << s << " is held out for evaluation; sampling it for training "
+        << "would leak it (pass --keep-heldout to sample it anyway, e.g. for an evaluation set)";
+}
+
+// Step 1: the tasks of every workload (held-out ones first, only for their keys), de-duplicated,
+// without any task whose key also occurs in a held-out workload.
+void extract_tasks(SampleRun& run) {
+  const SampleOptions& o = run.o;
+  std::vector<std::string> all = o.exclude_heldout ? run.heldout : std::vector<std::string>{};
   size_t n_heldout = all.size();
-  all.insert(all.end(), specs.begin(), specs.end());
+  all.insert(all.end(), run.specs.begin(), run.specs.end());
   std::vector<std::vector<Subgraph>> extracted(all.size());
   {
-    Progress prog(o.progress, "workloads extracted", all.size());
-    parallel_for(all.size(), o.threads, [&](size_t i) {
+    ProgressLine prog(o.progress, "sample: workloads extracted", (int64_t)all.size(), 2);
+    parallel_for((int64_t)all.size(), run.jobs, [&](int64_t i) {
       extracted[i] = workload_tasks(all[i]);
-      prog.tick();
+      prog.advance();
     });
+    prog.finish();
   }
   std::unordered_set<std::string> heldout_keys;
   for (size_t i = 0; i < n_heldout; i++)
     for (const Subgraph& s : extracted[i]) heldout_keys.insert(s.key);
-  std::vector<WorkloadRow> rows;
-  std::vector<std::unique_ptr<TaskEntry>> tasks;
   std::unordered_set<std::string> seen_keys, excluded_keys;
   for (size_t i = n_heldout; i < all.size(); i++) {
     WorkloadRow row;
@@ -230,106 +188,119 @@ SampleReport sample_dataset(const SampleOptions& o) {
       }
       if (!seen_keys.insert(s.key).second) continue;
       row.new_tasks++;
-      tasks.push_back(std::make_unique<TaskEntry>());
-      tasks.back()->sub = std::move(s);
+      for (const HardwareInfo& hw : run.hws) {  // every task once per machine
+        run.tasks.push_back(std::make_unique<TaskEntry>());
+        run.tasks.back()->sub = s;
+        run.tasks.back()->hw = hw;
+      }
     }
-    rows.push_back(row);
+    run.rows.push_back(row);
   }
-  extracted.clear();
-  rep.excluded_tasks = (int64_t)excluded_keys.size();
-  TLM_USER_CHECK(!tasks.empty()) << "sample: the workloads have no task left to sample";
-  rep.extract_s = seconds_since(t_start);
+  run.rep.excluded_tasks = (int64_t)excluded_keys.size();
+  TLM_USER_CHECK(!run.tasks.empty()) << "sample: the workloads have no task left to sample";
+  run.rep.extract_s = seconds_since(run.t_start);
+}
 
-  // 2. One space per task.
-  Clock::time_point t0 = Clock::now();
+// Step 2: one space and printer per task; a task whose space cannot be built is skipped.
+void build_spaces(SampleRun& run) {
+  const SampleOptions& o = run.o;
+  SteadyClock::time_point t0 = SteadyClock::now();
   {
-    Progress prog(o.progress, "task spaces built", tasks.size());
-    parallel_for(tasks.size(), o.threads, [&](size_t i) {
-      TaskEntry& t = *tasks[i];
+    ProgressLine prog(o.progress, "sample: task spaces built", (int64_t)run.tasks.size(), 2);
+    parallel_for((int64_t)run.tasks.size(), run.jobs, [&](int64_t i) {
+      TaskEntry& t = *run.tasks[i];
       try {
         LoweredTask lt = lower_subgraph(t.sub);
-        t.space = build_space(lt, hw);
-        t.printer = std::make_unique<TaskPrinter>(t.sub, hw, t.space);
+        t.space = build_space(lt, t.hw);
+        t.printer = std::make_unique<TaskPrinter>(t.sub, t.hw, t.space);
         t.length = program_length(t.space);
       } catch (const UserError& e) {
         t.error = e.what();
       }
-      t.rng.seed(mix(o.seed) ^ fnv1a(t.sub.key));
-      prog.tick();
+      // Per (task, machine); the first machine's generator is the one a single-machine dataset
+      // has always used.
+      uint64_t hw_salt =
+          hardware_key(t.hw) == hardware_key(run.hws[0]) ? 0 : fnv1a(hardware_key(t.hw));
+      t.rng.seed(splitmix64(o.seed) ^ fnv1a(t.sub.key) ^ hw_salt);
+      prog.advance();
     });
+    prog.finish();
   }
-  std::vector<TaskEntry*> live;
-  for (auto& t : tasks) {
+  for (auto& t : run.tasks) {
     if (!t->error.empty()) {
-      rep.failed_tasks++;
+      run.rep.failed_tasks++;
       if (o.progress)
         std::fprintf(stderr, "sample: warning: task %s skipped: %s\n", t->sub.kind.c_str(),
                      t->error.c_str());
       continue;
     }
-    live.push_back(t.get());
+    run.live.push_back(t.get());
   }
-  TLM_USER_CHECK(!live.empty()) << "sample: no task space could be built";
-  rep.tasks = (int64_t)live.size();
-  rep.spaces_s = seconds_since(t0);
+  TLM_USER_CHECK(!run.live.empty()) << "sample: no task space could be built";
+  run.rep.tasks = (int64_t)run.live.size();
+  run.rep.spaces_s = seconds_since(t0);
+}
 
-  // 3. Sampling, in rounds (see the top of the file).
-  t0 = Clock::now();
-  {
-    Progress prog(o.progress, "sentences sampled", (size_t)o.sentences);
-    for (;;) {
-      int64_t have = 0;
-      std::vector<TaskEntry*> open;
-      for (TaskEntry* t : live) {
-        have += t->count;
-        if (!t->exhausted) open.push_back(t);
-      }
-      int64_t owed = o.sentences - have;
-      if (owed <= 0 || open.empty()) break;
-      std::vector<int64_t> target(open.size());
-      for (size_t k = 0; k < open.size(); k++)
-        target[k] = open[k]->count + owed / (int64_t)open.size() +
-                    ((int64_t)k < owed % (int64_t)open.size() ? 1 : 0);
-      parallel_for(open.size(), o.threads, [&](size_t k) {
-        int64_t before = open[k]->count;
-        sample_task(*open[k], target[k]);
-        prog.tick(open[k]->count - before);
-      });
+// Step 3: sampling, in rounds (see the top of the file).
+void sample_programs(SampleRun& run) {
+  const SampleOptions& o = run.o;
+  SteadyClock::time_point t0 = SteadyClock::now();
+  ProgressLine prog(o.progress, "sample: sentences sampled", o.sentences, 2);
+  for (;;) {
+    int64_t have = 0;
+    std::vector<TaskEntry*> open;
+    for (TaskEntry* t : run.live) {
+      have += t->count;
+      if (!t->exhausted) open.push_back(t);
     }
+    int64_t owed = o.sentences - have;
+    if (owed <= 0 || open.empty()) break;
+    std::vector<int64_t> target(open.size());
+    for (size_t k = 0; k < open.size(); k++)
+      target[k] = open[k]->count + owed / (int64_t)open.size() +
+                  ((int64_t)k < owed % (int64_t)open.size() ? 1 : 0);
+    parallel_for((int64_t)open.size(), run.jobs, [&](int64_t k) {
+      int64_t before = open[k]->count;
+      sample_task(*open[k], target[k]);
+      prog.advance(open[k]->count - before);
+    });
   }
-  for (TaskEntry* t : live) {
-    rep.sentences += t->count;
-    rep.duplicates += t->duplicates;
-    rep.exhausted_tasks += t->exhausted;
+  prog.finish();
+  for (TaskEntry* t : run.live) {
+    run.rep.sentences += t->count;
+    run.rep.duplicates += t->duplicates;
+    run.rep.exhausted_tasks += t->exhausted;
   }
-  rep.sample_s = seconds_since(t0);
+  run.rep.sample_s = seconds_since(t0);
+}
 
-  // 4. Shuffle and write.
-  t0 = Clock::now();
+// Step 4: a seeded shuffle of all sentences, written in shards (stale shards of an earlier run
+// in the same directory are removed first).
+void write_shards(SampleRun& run) {
+  const SampleOptions& o = run.o;
   std::error_code ec;
   fs::create_directories(o.out_dir, ec);
   TLM_USER_CHECK(fs::is_directory(o.out_dir)) << "sample: cannot create directory " << o.out_dir;
-  for (const auto& e : fs::directory_iterator(o.out_dir)) {  // stale shards of an earlier run
+  for (const auto& e : fs::directory_iterator(o.out_dir)) {
     std::string name = e.path().filename().string();
     if (name.rfind("shard-", 0) == 0 && e.path().extension() == ".txt") fs::remove(e.path());
   }
   std::vector<std::pair<uint32_t, uint32_t>> order;  // (task, program) per sentence
-  order.reserve(rep.sentences);
-  for (size_t k = 0; k < live.size(); k++)
-    for (int64_t i = 0; i < live[k]->count; i++) order.emplace_back((uint32_t)k, (uint32_t)i);
-  std::mt19937_64 shuffle_rng(mix(o.seed ^ 0x5348554646ull));
+  order.reserve(run.rep.sentences);
+  for (size_t k = 0; k < run.live.size(); k++)
+    for (int64_t i = 0; i < run.live[k]->count; i++) order.emplace_back((uint32_t)k, (uint32_t)i);
+  std::mt19937_64 shuffle_rng(splitmix64(o.seed ^ 0x5348554646ull));
   for (size_t i = order.size(); i > 1; i--) std::swap(order[i - 1], order[below(shuffle_rng, i)]);
 
-  json shards = json::array();
   std::string line;
   for (size_t begin = 0; begin < order.size(); begin += o.shard_lines) {
     size_t end = std::min(order.size(), begin + (size_t)o.shard_lines);
-    std::string name = shard_name(rep.shards++);
+    std::string name = shard_name(run.rep.shards++);
     std::string path = (fs::path(o.out_dir) / name).string();
     FILE* f = std::fopen(path.c_str(), "wb");
     TLM_USER_CHECK(f) << "sample: cannot write " << path;
     for (size_t i = begin; i < end; i++) {
-      const TaskEntry& t = *live[order[i].first];
+      const TaskEntry& t = *run.live[order[i].first];
       line.clear();
       t.printer->append_text(&t.values[order[i].second * t.length], &line);
       line += '\n';
@@ -339,27 +310,35 @@ SampleReport sample_dataset(const SampleOptions& o) {
       }
     }
     TLM_USER_CHECK(std::fclose(f) == 0) << "sample: error while writing " << path;
-    shards.push_back({{"file", name}, {"lines", end - begin}});
+    run.shards.push_back({{"file", name}, {"lines", end - begin}});
     if (o.progress)
       std::fprintf(stderr, "sample: wrote %s (%zu lines)\n", path.c_str(), end - begin);
   }
+}
 
-  // Vocabulary: prompts and headers repeat per sentence; values are counted one by one.
-  VocabBuilder vb;
-  std::vector<std::pair<size_t, int64_t>> length_counts;  // (tokens per sentence, sentences)
-  for (TaskEntry* t : live) {
+// Step 5: the tokenizer (the words of the prompts and headers of the sampled tasks, plus the
+// fixed pieces) and the sentence-length statistics, in text tokens and in model tokens.
+void write_tokenizer(SampleRun& run) {
+  TokenizerBuilder tb;
+  for (TaskEntry* t : run.live) {
     if (t->count == 0) continue;
-    vb.add_tokens(t->printer->prompt(), t->count);
-    for (size_t s = 0; s < t->space.slots.size(); s++)
-      vb.add_tokens(t->printer->header(s), t->count);
-    std::map<int64_t, int64_t> vc;
-    for (int64_t v : t->values) vc[v]++;
-    for (const auto& [v, c] : vc) vb.add_token(value_token(v), c);
-    length_counts.emplace_back(t->printer->sentence_size(), t->count);
+    tb.add_tokens(t->printer->prompt());
+    for (size_t s = 0; s < t->space.slots.size(); s++) tb.add_tokens(t->printer->header(s));
   }
-  Vocab vocab = vb.build();
-  save_vocab(vocab, (fs::path(o.out_dir) / kVocabFile).string());
-  rep.vocab_size = vocab.size();
+  Tokenizer tok = tb.build();
+  save_tokenizer(tok, (fs::path(run.o.out_dir) / kTokenizerFile).string());
+  SampleReport& rep = run.rep;
+  rep.vocab_size = tok.size();
+  std::vector<std::pair<size_t, int64_t>> length_counts;  // (tokens per sentence, sentences)
+  for (TaskEntry* t : run.live) {
+    if (t->count == 0) continue;
+    length_counts.emplace_back(t->printer->sentence_size(), t->count);
+    // Every value is one model token; <bos> and <eos> frame the sentence.
+    size_t model = tok.encode(t->printer->prompt()).size() + t->length + 2;
+    for (size_t s = 0; s < t->space.slots.size(); s++)
+      model += tok.encode(t->printer->header(s)).size();
+    rep.max_model_tokens = std::max(rep.max_model_tokens, model);
+  }
   std::sort(length_counts.begin(), length_counts.end());
   int64_t seen = 0;
   for (const auto& [len, c] : length_counts) {
@@ -367,32 +346,37 @@ SampleReport sample_dataset(const SampleOptions& o) {
     seen += c;
     rep.max_tokens = std::max(rep.max_tokens, len);
   }
-  rep.write_s = seconds_since(t0);
-  rep.total_s = seconds_since(t_start);
+}
 
+// Step 6: the manifest: versions, options, workloads, per-task table, counts, timings.
+void write_manifest(SampleRun& run) {
+  const SampleOptions& o = run.o;
+  const SampleReport& rep = run.rep;
   json m;
   m["format"] = kManifestFormat;
   m["version"] = kDatasetVersion;
   m["language_version"] = kLanguageVersion;
   m["seed"] = o.seed;
-  m["threads"] = o.threads;
-  m["hardware"] = hardware_key(hw);
+  m["jobs"] = run.jobs;
+  json hw_keys = json::array();
+  for (const HardwareInfo& hw : run.hws) hw_keys.push_back(hardware_key(hw));
+  m["hardware"] = hw_keys;
   m["requested_sentences"] = o.sentences;
   m["sentences"] = rep.sentences;
-  m["shards"] = shards;
-  m["vocab"] = kVocabFile;
+  m["shards"] = run.shards;
+  m["tokenizer"] = kTokenizerFile;
   m["vocab_size"] = rep.vocab_size;
-  m["heldout"] = o.exclude_heldout ? heldout : std::vector<std::string>{};
+  m["heldout"] = o.exclude_heldout ? run.heldout : std::vector<std::string>{};
   m["heldout_excluded_tasks"] = rep.excluded_tasks;
   json wl = json::array();
-  for (const WorkloadRow& r : rows)
+  for (const WorkloadRow& r : run.rows)
     wl.push_back({{"spec", r.spec},
                   {"tasks", r.tasks},
                   {"new_tasks", r.new_tasks},
                   {"heldout_tasks", r.heldout_tasks}});
   m["workloads"] = wl;
   json tl = json::array();
-  for (TaskEntry* t : live)
+  for (TaskEntry* t : run.live)
     tl.push_back({{"kind", t->sub.kind},
                   {"key_hash", key_hash(t->sub.key)},
                   {"sentences", t->count},
@@ -401,7 +385,7 @@ SampleReport sample_dataset(const SampleOptions& o) {
                   {"exhausted", t->exhausted}});
   m["tasks"] = tl;
   json failed = json::array();
-  for (auto& t : tasks)
+  for (auto& t : run.tasks)
     if (!t->error.empty()) failed.push_back({{"kind", t->sub.kind}, {"error", t->error}});
   m["failed_tasks"] = failed;
   m["counts"] = {{"tasks", rep.tasks},
@@ -409,7 +393,8 @@ SampleReport sample_dataset(const SampleOptions& o) {
                  {"exhausted_tasks", rep.exhausted_tasks},
                  {"duplicates_rejected", rep.duplicates},
                  {"max_tokens", rep.max_tokens},
-                 {"median_tokens", rep.median_tokens}};
+                 {"median_tokens", rep.median_tokens},
+                 {"max_model_tokens", rep.max_model_tokens}};
   m["timing_s"] = {{"extract", rep.extract_s}, {"spaces", rep.spaces_s},
                    {"sample", rep.sample_s},   {"write", rep.write_s},
                    {"total", rep.total_s},     {"sentences_per_s", rep.sentences_per_s()}};
@@ -418,7 +403,24 @@ SampleReport sample_dataset(const SampleOptions& o) {
   TLM_USER_CHECK(mf.good()) << "sample: cannot write " << mpath;
   mf << m.dump(1) << "\n";
   TLM_USER_CHECK(mf.good()) << "sample: error while writing " << mpath;
-  return rep;
+}
+
+}  // namespace
+
+SampleReport sample_dataset(const SampleOptions& o) {
+  check_options(o);
+  SampleRun run(o);
+  resolve_workloads(run);
+  extract_tasks(run);
+  build_spaces(run);
+  sample_programs(run);
+  SteadyClock::time_point t0 = SteadyClock::now();
+  write_shards(run);
+  write_tokenizer(run);
+  run.rep.write_s = seconds_since(t0);
+  run.rep.total_s = seconds_since(run.t_start);
+  write_manifest(run);
+  return run.rep;
 }
 
 DatasetManifest load_manifest(const std::string& dir) {
@@ -447,9 +449,11 @@ DatasetManifest load_manifest(const std::string& dir) {
     d.sentences = m.at("sentences").get<int64_t>();
     for (const json& s : m.at("shards"))
       d.shards.push_back((fs::path(dir) / s.at("file").get<std::string>()).string());
-    d.vocab = (fs::path(dir) / m.at("vocab").get<std::string>()).string();
+    d.tokenizer = (fs::path(dir) / m.at("tokenizer").get<std::string>()).string();
+    d.max_model_tokens = m.at("counts").at("max_model_tokens").get<int64_t>();
     for (const json& w : m.at("workloads")) d.workloads.push_back(w.at("spec").get<std::string>());
     d.heldout = m.at("heldout").get<std::vector<std::string>>();
+    d.hardware = m.at("hardware").get<std::vector<std::string>>();
     d.excluded_tasks = m.at("heldout_excluded_tasks").get<int64_t>();
     for (const json& t : m.at("tasks"))
       d.task_hashes.push_back(t.at("key_hash").get<std::string>());

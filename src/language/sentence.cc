@@ -3,6 +3,8 @@
 #include "language/sentence.h"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdlib>
 
 namespace tlm {
 
@@ -44,7 +46,64 @@ std::vector<std::string> slot_header_tokens(const Slot& slot) {
   return t;
 }
 
-std::string value_token(int64_t v) { return std::to_string(v); }
+namespace {
+
+// What a tile slot has left of its extent before position `pos`.
+int64_t rest_of(const Slot& slot, const int64_t* slot_values, int pos) {
+  int64_t rest = slot.extent;
+  for (int i = 0; i < pos; i++) rest /= std::max<int64_t>(1, slot_values[i]);
+  return rest;
+}
+
+bool parse_int(const std::string& s, int64_t* v) {
+  if (s.empty() || s.size() > 19) return false;
+  char* end = nullptr;
+  errno = 0;
+  long long x = std::strtoll(s.c_str(), &end, 10);
+  if (errno || end != s.c_str() + s.size()) return false;
+  *v = x;
+  return true;
+}
+
+}  // namespace
+
+std::string value_token(const Slot& slot, const int64_t* slot_values, int pos, int64_t v) {
+  if (v >= -1 && v <= kMaxPlainValue) return std::to_string(v);
+  TLM_CHECK(slot.kind == StepKind::Tile && v > 0)
+      << "value " << v << " of " << slot_header(slot) << " has no spelling";
+  const int64_t rest = rest_of(slot, slot_values, pos);
+  TLM_CHECK(rest % v == 0) << "value " << v << " does not divide " << rest;
+  if (rest / v <= kMaxPlainValue) return "/" + std::to_string(rest / v);
+  std::vector<int64_t> d = divisors(rest);
+  int64_t i = std::find(d.begin(), d.end(), v) - d.begin();
+  TLM_USER_CHECK(i < kMaxRankValues)
+      << "tile factor " << v << " of " << rest << " (" << slot_header(slot)
+      << ") cannot be written in this tensor language";
+  return "#" + std::to_string(i);
+}
+
+bool value_from_token(const Slot& slot, const int64_t* slot_values, int pos,
+                      const std::string& token, int64_t* v) {
+  int64_t x = 0;
+  if (token.size() >= 2 && (token[0] == '/' || token[0] == '#')) {
+    if (slot.kind != StepKind::Tile || !parse_int(token.substr(1), &x) || x < 0) return false;
+    const int64_t rest = rest_of(slot, slot_values, pos);
+    if (token[0] == '/') {
+      if (x < 1 || rest % x) return false;
+      x = rest / x;
+    } else {
+      std::vector<int64_t> d = divisors(rest);
+      if (x >= (int64_t)d.size()) return false;
+      x = d[x];
+    }
+  } else if (!parse_int(token, &x) || x < -1 || x > kMaxPlainValue) {
+    return false;  // larger values are spelled "/k" or "#i"
+  }
+  if (slot.kind == StepKind::Tile && (x < 1 || rest_of(slot, slot_values, pos) % x)) return false;
+  if (value_token(slot, slot_values, pos, x) != token) return false;  // canonical spelling only
+  *v = x;
+  return true;
+}
 
 TaskPrinter::TaskPrinter(const Subgraph& sub, const HardwareInfo& hw, const TaskSpace& space)
     : space_(&space) {
@@ -74,8 +133,9 @@ Sentence TaskPrinter::sentence(const Program& p) const {
   size_t v = 0;
   for (size_t k = 0; k < headers_.size(); k++) {
     s.decisions.insert(s.decisions.end(), headers_[k].begin(), headers_[k].end());
-    for (int a = 0; a < space_->slots[k].arity; a++)
-      s.decisions.push_back(value_token(p.values[v++]));
+    const Slot& slot = space_->slots[k];
+    for (int a = 0; a < slot.arity; a++)
+      s.decisions.push_back(value_token(slot, &p.values[v - a], a, p.values[v])), v++;
   }
   return s;
 }
@@ -85,9 +145,14 @@ void TaskPrinter::append_text(const int64_t* values, std::string* out) const {
   char buf[24];
   for (size_t k = 0; k < headers_.size(); k++) {
     *out += header_texts_[k];
-    for (int a = 0; a < space_->slots[k].arity; a++) {
-      int n = std::snprintf(buf, sizeof(buf), " %lld", (long long)*values++);
-      out->append(buf, n);
+    const Slot& slot = space_->slots[k];
+    for (int a = 0; a < slot.arity; a++, values++) {
+      if (*values >= -1 && *values <= kMaxPlainValue) {  // the common case, without allocating
+        int n = std::snprintf(buf, sizeof(buf), " %lld", (long long)*values);
+        out->append(buf, n);
+      } else {
+        *out += " " + value_token(slot, values - a, a, *values);
+      }
     }
   }
 }
@@ -114,7 +179,7 @@ std::string where(const std::vector<std::string>& t, size_t i) {
 std::string options_text(const std::vector<int64_t>& options) {
   std::string s;
   for (size_t i = 0; i < options.size() && i < 32; i++)
-    s += (i ? " " : "") + value_token(options[i]);
+    s += (i ? " " : "") + std::to_string(options[i]);
   if (options.size() > 32) s += " ...";
   return s;
 }
@@ -155,8 +220,10 @@ ParsedSentence parse_sentence(const std::string& text) {
     }
     for (int a = 0; a < slot.arity; a++) {
       std::vector<int64_t> options = next_options(ps.space, values);
-      auto it = std::find_if(options.begin(), options.end(),
-                             [&](int64_t o) { return i < t.size() && value_token(o) == t[i]; });
+      const int64_t* slot_values = values.data() + values.size() - a;
+      int64_t v = 0;
+      bool spelled = i < t.size() && value_from_token(slot, slot_values, a, t[i], &v);
+      auto it = spelled ? std::find(options.begin(), options.end(), v) : options.end();
       TLM_USER_CHECK(it != options.end())
           << where(t, i) << ": not a valid value for " << slot_header(slot) << " (value " << a + 1
           << " of " << slot.arity << "); valid: " << options_text(options);
@@ -200,9 +267,13 @@ std::vector<int64_t> SentenceWriter::allowed_values() const {
   return options_;
 }
 
+std::string SentenceWriter::token_of(int64_t v) const {
+  return value_token(current_slot(), values_.data() + values_.size() - pos_, pos_, v);
+}
+
 std::vector<std::string> SentenceWriter::allowed_tokens() const {
   std::vector<std::string> out;
-  for (int64_t v : allowed_values()) out.push_back(value_token(v));
+  for (int64_t v : allowed_values()) out.push_back(token_of(v));
   return out;
 }
 
@@ -212,8 +283,8 @@ void SentenceWriter::choose_value(int64_t v) {
   TLM_USER_CHECK(std::find(allowed.begin(), allowed.end(), v) != allowed.end())
       << "value " << v << " is not valid for " << slot_header(current_slot())
       << "; valid: " << options_text(allowed);
+  tokens_.push_back(token_of(v));
   values_.push_back(v);
-  tokens_.push_back(value_token(v));
   cached_ = false;
   if (++pos_ == space_->slots[slot_].arity) {
     pos_ = 0;
@@ -225,7 +296,7 @@ void SentenceWriter::choose_value(int64_t v) {
 void SentenceWriter::choose(const std::string& token) {
   TLM_USER_CHECK(!done()) << "the sentence is complete; no token can be added";
   for (int64_t v : allowed_values())
-    if (value_token(v) == token) return choose_value(v);
+    if (token_of(v) == token) return choose_value(v);
   TLM_USER_ERROR() << "token '" << token << "' is not valid for " << slot_header(current_slot())
                    << "; valid: " << options_text(allowed_values());
 }

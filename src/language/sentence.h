@@ -5,19 +5,27 @@
 // and a sentence parses back to the same (subgraph, hardware, program). Equality and
 // de-duplication of programs are defined on this canonical text (STYLE.md habit 1).
 //
-//   subgraph_tokens(sub)        the task: input declarations, then one op per node with inputs by
-//                               position, attributes and output type (grammar in
-//                               subgraph_tokens.cc); subgraph_from_tokens() rebuilds it with the
-//                               identical partition key
-//   hardware tokens             hardware/hardware.h: "isa=avx512 cores=2 vec=16 l1=32k l2=2m
-//   l3=64m" decision tokens             per slot of the space, in slot order: the header the
-//   framework
-//                               prints itself (slot_header() split at spaces, then "->"), then the
-//                               slot's values as plain decimal tokens ("16"), one token per value
-//   parse_sentence(text)        rebuilds subgraph, hardware, space (lower + build_space) and checks
-//                               every value against next_options(): UserError naming the position
-//   SentenceWriter              Algorithm 2 of the paper: prints the headers, exposes the allowed
-//                               value tokens of the next position and accepts the chosen one
+// The three parts:
+//   subgraph tokens   subgraph_tokens(sub): the task's input declarations, then one op per node
+//                     with inputs by position, attributes and output type (grammar in
+//                     subgraph_tokens.cc); subgraph_from_tokens() rebuilds it with the identical
+//                     partition key
+//   hardware tokens   hardware_tokens(hw) (hardware/hardware.h):
+//                     "isa=avx512 cores=2 vec=16 l1=32k l2=2m l3=64m"
+//   decision tokens   per slot of the space, in slot order: the header the framework prints
+//                     itself (slot_header() split at spaces, then "->"), then the slot's values,
+//                     one token per value (value_token): decimal from -1 to 999 ("16"); a tile
+//                     factor above 999 as "/k" (k = what the slot has left of the extent divided
+//                     by the factor: "/1" is all of it) or, when k > 999 too, "#i" (its index
+//                     among the divisors of what is left). So every value is one model token
+//                     (language/tokenizer.h) whatever the extents.
+//
+// The functions:
+//   parse_sentence(text)  rebuilds subgraph, hardware, space (lower + build_space) and checks
+//                         every value against next_options(): UserError naming the position
+//   TaskPrinter           prints the sentences of one task fast (the sampler's hot loop)
+//   SentenceWriter        Algorithm 2 of the paper: prints the headers, exposes the allowed value
+//                         tokens of the next position and accepts the chosen one
 #pragma once
 
 #include <cstdint>
@@ -32,7 +40,7 @@ namespace tlm {
 
 // Bump when the grammar of sentences changes; vocabularies and datasets record it and readers
 // reject other versions.
-constexpr int kLanguageVersion = 1;
+constexpr int kLanguageVersion = 2;  // 2: values above 999 spelled "/k" or "#i"
 
 // The token that ends every slot header: the model predicts value tokens after it.
 constexpr const char* kArrow = "->";
@@ -58,8 +66,22 @@ struct Sentence {
 
 // A slot's header tokens: slot_header() split at spaces, then kArrow.
 std::vector<std::string> slot_header_tokens(const Slot& slot);
-// The canonical token of a value: decimal, no sign for non-negative values.
-std::string value_token(int64_t v);
+
+// Decision values from -1 to kMaxPlainValue print as decimal; larger tile factors as "/k"
+// (k <= kMaxPlainValue) or "#i" (i < kMaxRankValues).
+constexpr int kMaxPlainValue = 999;
+constexpr int kMaxRankValues = 1024;
+// The canonical token of value `v` at position `pos` of `slot`, whose earlier values are
+// slot_values[0..pos). UserError for a value no token can spell (a tile extent with more than
+// kMaxRankValues divisors above 999 would need it; none exists below 2^31).
+std::string value_token(const Slot& slot, const int64_t* slot_values, int pos, int64_t v);
+// The inverse: false when `token` spells no value at that position (a non-canonical spelling
+// such as "+16" or "/1" for a factor below 1000 included).
+bool value_from_token(const Slot& slot, const int64_t* slot_values, int pos,
+                      const std::string& token, int64_t* v);
+
+// The names of every attribute of the canonical IR (docs/ir.md), the words the tokenizer keeps.
+const std::vector<std::string>& attribute_names();
 
 // The printing side of one task, computed once and reused for every program of the task (the
 // sampler prints hundreds of thousands of sentences from a handful of these).
@@ -121,6 +143,8 @@ class SentenceWriter {
   // The slot the next value belongs to and the value's index within it (done() must be false).
   const Slot& current_slot() const;
   int position_in_slot() const { return pos_; }
+  // The token of value v at the current position (value_token with this slot's context).
+  std::string token_of(int64_t v) const;
   std::vector<int64_t> allowed_values() const;
   std::vector<std::string> allowed_tokens() const;
   // UserError when the token/value is not among the allowed ones (or done()).

@@ -1,5 +1,5 @@
-// `tlm show`: one row per StepKind says how its values read in words. The value meanings are the
-// space's (space/space.h); this file only names them.
+// `tlm show`: the task, the hardware and every decision in words (describe_decision: the Describe
+// column of the space's step table).
 #include "language/show.h"
 
 #include <cstdio>
@@ -62,72 +62,7 @@ std::string task_str(const Subgraph& sub) {
   return os.str();
 }
 
-using Describe = std::string (*)(const TaskSpace&, const Slot&, const int64_t*);
-
-std::string describe_tile(const TaskSpace&, const Slot& s, const int64_t* v) {
-  std::string out;
-  int64_t inner = 1;
-  for (int i = 0; i < s.arity; i++) {
-    out += (i ? " x " : "") + std::to_string(v[i]);
-    inner *= v[i];
-  }
-  return out + " [outer " + std::to_string(inner > 0 ? s.extent / inner : 0) + "]";
-}
-
-// Compute and pack levels are numbered by the space's rules (space/rules.cc), which may refine
-// them; only the meanings space.h promises are spelled out here.
-std::string describe_compute_at(const TaskSpace&, const Slot&, const int64_t* v) {
-  return "level " + std::to_string(v[0]);
-}
-
-std::string describe_pack(const TaskSpace&, const Slot&, const int64_t* v) {
-  return v[0] == 0 ? "no packing" : "packed at level " + std::to_string(v[0]);
-}
-
-std::string describe_vectorize(const TaskSpace& space, const Slot& s, const int64_t* v) {
-  if (v[0] < 0) return "none";
-  std::string out = "d" + std::to_string(v[0]);
-  const SpaceStage& st = space.stages.at(s.stage);
-  if (v[0] < (int64_t)st.extents.size())
-    out += " (extent " + std::to_string(st.extents[v[0]]) + ")";
-  return out;
-}
-
-std::string describe_parallel(const TaskSpace&, const Slot&, const int64_t* v) {
-  return v[0] == 0 ? "serial" : std::to_string(v[0]) + " outer loop(s) fused, in parallel";
-}
-
-std::string describe_unroll(const TaskSpace&, const Slot&, const int64_t* v) {
-  return v[0] == 0 ? "no unrolling" : "unroll inner loops up to " + std::to_string(v[0]);
-}
-
-std::string describe_rfactor(const TaskSpace&, const Slot&, const int64_t* v) {
-  return v[0] == 0 ? "serial reduction" : std::to_string(v[0]) + " partial sums";
-}
-
-std::string describe_order(const TaskSpace&, const Slot&, const int64_t* v) {
-  return "d" + std::to_string(v[0]) + " innermost";
-}
-
-struct ShowRow {
-  StepKind kind;
-  Describe describe;
-};
-constexpr ShowRow kShowRows[] = {
-    {StepKind::Tile, describe_tile},         {StepKind::ComputeAt, describe_compute_at},
-    {StepKind::Pack, describe_pack},         {StepKind::Vectorize, describe_vectorize},
-    {StepKind::Parallel, describe_parallel}, {StepKind::Unroll, describe_unroll},
-    {StepKind::RFactor, describe_rfactor},   {StepKind::Order, describe_order},
-};
-static_assert(sizeof(kShowRows) / sizeof(kShowRows[0]) == kStepKindCount, "one row per StepKind");
-
 }  // namespace
-
-std::string describe_decision(const TaskSpace& space, const Slot& slot, const int64_t* values) {
-  const ShowRow& row = kShowRows[(int)slot.kind];
-  TLM_CHECK(row.kind == slot.kind) << "show table out of order";
-  return row.describe(space, slot, values);
-}
 
 std::string render_sentence(ParsedSentence& ps, bool loop_nest) {
   std::ostringstream os;

@@ -13,9 +13,6 @@
 
 namespace tlm {
 
-// What one decision's values mean, in words (no header): "7 x 2 x 4 [outer 1]", "root", ...
-std::string describe_decision(const TaskSpace& space, const Slot& slot, const int64_t* values);
-
 // `ps.task` is scheduled with the program when loop_nest is true (it must be unscheduled, as
 // parse_sentence() returns it).
 std::string render_sentence(ParsedSentence& ps, bool loop_nest);

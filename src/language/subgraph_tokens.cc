@@ -276,6 +276,15 @@ std::shared_ptr<const Tensor> weight_placeholder() {
 
 }  // namespace
 
+const std::vector<std::string>& attribute_names() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> n;
+    for (const AttrRow& r : kAttrRows) n.push_back(r.name);
+    return n;
+  }();
+  return names;
+}
+
 std::vector<std::string> subgraph_tokens(const Subgraph& sub) {
   const Graph& g = sub.graph;
   std::vector<std::string> out;

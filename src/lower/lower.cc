@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "lower/lower_internal.h"
+#include "support/threads.h"
 
 namespace tlm {
 namespace lower_detail {
@@ -356,10 +357,7 @@ void CompiledTask::run(const std::vector<Halide::Buffer<>>& inputs, Halide::Buff
 Halide::Target host_target() {
   static const Halide::Target target = [] {
     // Halide's thread pool reads HL_NUM_THREADS when it first starts.
-    if (!std::getenv("HL_NUM_THREADS")) {
-      unsigned n = std::max(1u, std::thread::hardware_concurrency());
-      setenv("HL_NUM_THREADS", std::to_string(n).c_str(), 0);
-    }
+    export_halide_threads();
     TLM_CHECK(Halide::exceptions_enabled()) << "Halide must be built with exceptions";
     Halide::Target t = Halide::get_host_target();
     // get_host_target() already lists the AVX-512 families the CPU has (skylake, cannonlake,

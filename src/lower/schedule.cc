@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "lower/lower_internal.h"
+#include "support/threads.h"
 
 namespace tlm {
 namespace {
@@ -29,13 +30,6 @@ int pow2_floor(int64_t extent, int64_t cap) {
   int64_t v = 1;
   while (v * 2 <= std::min(extent, cap)) v *= 2;
   return (int)v;
-}
-
-int thread_count() {
-  const char* env = std::getenv("HL_NUM_THREADS");
-  int n = env ? std::atoi(env) : 0;
-  if (n <= 0) n = (int)std::max(1u, std::thread::hardware_concurrency());
-  return n;
 }
 
 // Fuses loops[0..] (outermost first, adjacent) until their product reaches `want` tasks, then
@@ -98,7 +92,7 @@ void apply_default_schedule(LoweredTask& t, const Halide::Target& target) {
   Func f = out.func;
   int r = (int)out.vars.size();
   const std::vector<int64_t>& e = out.extents;
-  int64_t want_tasks = 4 * (int64_t)thread_count();
+  int64_t want_tasks = 4 * (int64_t)compute_threads();
 
   // The anchor is computed inside the output's tiles when the output reads it element for
   // element: same extents, and only elementwise stages (or its own epilogue) in between. Then

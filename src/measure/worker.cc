@@ -20,20 +20,17 @@
 #include <cstring>
 #include <sstream>
 
+#include "support/clock.h"
 #include "support/error.h"
 
 namespace tlm {
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using Clock = SteadyClock;
 
 constexpr char kTagOk = 'O', kTagError = 'E', kTagPhase = 'P';
 // Exit status of a child that could not send its result (the parent went away or the pipe broke).
 constexpr int kSendFailedExit = 120;
-
-double seconds_since(Clock::time_point t) {
-  return std::chrono::duration<double>(Clock::now() - t).count();
-}
 
 // Child side ----------------------------------------------------------------------------------
 

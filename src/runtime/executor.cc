@@ -11,6 +11,9 @@
 #include <mutex>
 #include <thread>
 
+#include "support/parallel.h"
+#include "support/threads.h"
+
 namespace tlm {
 namespace {
 
@@ -47,46 +50,24 @@ ArenaPtr allocate_arena(int64_t bytes) {
 std::vector<CompiledTask> compile_tasks(const Partition& p, const CompileOptions& o) {
   const int n = (int)p.tasks.size();
   std::vector<CompiledTask> compiled(n);
-  int threads = o.compile_threads > 0 ? o.compile_threads
-                                      : (int)std::max(1u, std::thread::hardware_concurrency());
+  int threads = o.compile_threads > 0 ? o.compile_threads : compute_threads();
   threads = std::max(1, std::min(threads, n));
   const bool tty = isatty(STDERR_FILENO);
 
-  std::atomic<int> next{0};
-  std::mutex mu;  // guards `failure`, `done` and the progress line
-  std::exception_ptr failure;
+  std::mutex mu;  // guards `done` and the progress line
   int done = 0;
-  auto worker = [&] {
-    for (;;) {
-      int i = next++;
-      if (i >= n) return;
-      {
-        std::lock_guard<std::mutex> lock(mu);
-        if (failure) return;
-      }
-      try {
-        LoweredTask lowered = lower_subgraph(p.tasks[i].sub);
-        if (o.schedule)
-          o.schedule(p.tasks[i].id, lowered);
-        else
-          apply_default_schedule(lowered, o.target);
-        compiled[i] = compile_task(lowered, o.target);
-      } catch (...) {
-        std::lock_guard<std::mutex> lock(mu);
-        if (!failure) failure = std::current_exception();
-        return;
-      }
-      std::lock_guard<std::mutex> lock(mu);
-      ++done;
-      if (o.progress && tty) std::fprintf(stderr, "\rcompiling %d/%d tasks", done, n);
-    }
-  };
-  std::vector<std::thread> pool;
-  for (int t = 1; t < threads; t++) pool.emplace_back(worker);
-  worker();
-  for (std::thread& t : pool) t.join();
+  parallel_for(n, threads, [&](int64_t i) {
+    LoweredTask lowered = lower_subgraph(p.tasks[i].sub);
+    if (o.schedule)
+      o.schedule(p.tasks[i].id, lowered);
+    else
+      apply_default_schedule(lowered, o.target);
+    compiled[i] = compile_task(lowered, o.target);
+    std::lock_guard<std::mutex> lock(mu);
+    ++done;
+    if (o.progress && tty) std::fprintf(stderr, "\rcompiling %d/%d tasks", done, n);
+  });
   if (o.progress && tty && n > 0) std::fprintf(stderr, "\r\033[K");
-  if (failure) std::rethrow_exception(failure);
   return compiled;
 }
 

@@ -25,12 +25,15 @@
 
 namespace tlm {
 
+// Schedules a freshly lowered task of the model, by task id (CompileOptions::schedule).
+using ScheduleHook = std::function<void(int task_id, LoweredTask&)>;
+
 struct CompileOptions {
   Halide::Target target = host_target();
-  int compile_threads = 0;  // JIT-compile this many tasks at once; 0: hardware_concurrency
+  int compile_threads = 0;  // JIT-compile this many tasks at once; 0: compute_threads()
   // Schedules task `task_id` (an index into Partition::tasks) after lowering; empty: the
   // default schedule. Later stages plug tuned schedules in here.
-  std::function<void(int task_id, LoweredTask&)> schedule;
+  ScheduleHook schedule;
   bool progress = false;  // "compiling 12/25 tasks" on stderr
 };
 

@@ -79,200 +79,244 @@ int64_t span(const StagePlan& sp, const SpaceStage& st, int i, int level) {
   }
 }
 
-}  // namespace
+// Everything the steps of emit_tiled share: the task, the plan of the anchor, and the loops each
+// step creates for the later ones.
+struct TiledEmit {
+  LoweredTask& t;
+  const TaskSpace& space;
+  const Plan& plan;
+  const int a, o;  // anchor and output stage
+  Stage& A;
+  Stage& O;
+  const SpaceStage& as;
+  const StagePlan& ap;
+  const int n, c, v;  // anchor vars, compute level, vectorized var
+  Func out, acc;
+  std::vector<int> tiled;     // vars of extent > 1, innermost first
+  std::vector<int> tiled_s2;  // the S2 level's order: the chosen var innermost, the others in order
+  std::vector<std::vector<Var>> lv;  // output: per var, its S0..S(c-1) loops
+  int p = 0;                         // fused parallel loops
+  Var par;                           // the fused parallel loop (p >= 1)
+  bool rooted = false;               // nothing tiled: the anchor is computed at root
+  int64_t w = 0;                     // the anchor's vector width
+  std::vector<std::vector<Var>> al;  // update: per var, its S(c)..S2 loops
+  std::vector<Var> s3;               // update: per var, its S3 loop
+  std::vector<RVar> r0, r1;          // update: reduction chunks and their insides
+  std::vector<int64_t> r1_ext;
 
-void emit_tiled(LoweredTask& t, const TaskSpace& space, const Plan& plan) {
-  const int a = space.anchor, o = (int)t.stages.size() - 1;
-  Stage& A = t.stages[a];
-  Stage& O = t.stages[o];
-  const SpaceStage& as = space.stages[a];
-  const StagePlan& ap = plan.stages[a];
-  const int n = (int)A.vars.size(), c = ap.compute, v = ap.vec;
-  std::vector<int> tiled;  // vars of extent > 1, innermost first
-  for (int i = 0; i < n; i++)
-    if (as.extents[i] > 1) tiled.push_back(i);
-  // The S2 level's order: the chosen var innermost, the others in var order.
-  std::vector<int> tiled_s2 = tiled;
-  auto it = std::find(tiled_s2.begin(), tiled_s2.end(), ap.s2_inner);
-  if (it != tiled_s2.end()) std::rotate(tiled_s2.begin(), it, it + 1);
-  auto level_vars = [&](int l) { return l == 2 ? tiled_s2 : tiled; };
+  TiledEmit(LoweredTask& task, const TaskSpace& sp, const Plan& pl)
+      : t(task),
+        space(sp),
+        plan(pl),
+        a(sp.anchor),
+        o((int)task.stages.size() - 1),
+        A(task.stages[a]),
+        O(task.stages[o]),
+        as(sp.stages[a]),
+        ap(pl.stages[a]),
+        n((int)A.vars.size()),
+        c(ap.compute),
+        v(ap.vec),
+        out(O.func),
+        acc(A.func) {
+    for (int i = 0; i < n; i++)
+      if (as.extents[i] > 1) tiled.push_back(i);
+    tiled_s2 = tiled;
+    auto it = std::find(tiled_s2.begin(), tiled_s2.end(), ap.s2_inner);
+    if (it != tiled_s2.end()) std::rotate(tiled_s2.begin(), it, it + 1);
+    lv.resize(n);
+    al.assign(n, std::vector<Var>(3));
+    rooted = tiled.empty();
+  }
+  const std::vector<int>& level_vars(int l) const { return l == 2 ? tiled_s2 : tiled; }
+};
 
-  // --- The output: levels S0..S(c-1), then the inner remainder.
-  Func out = O.func;
-  std::vector<std::vector<Var>> lv(n);
-  std::vector<Var> inner(O.vars.begin(), O.vars.end());
-  for (int i : tiled)
-    for (int l = 0; l < c; l++) {
+// Step 1: the output's levels S0..S(c-1), then the inner remainder, vectorized and reordered.
+void tile_output(TiledEmit& e) {
+  const SpaceStage& as = e.as;
+  std::vector<Var> inner(e.O.vars.begin(), e.O.vars.end());
+  for (int i : e.tiled)
+    for (int l = 0; l < e.c; l++) {
       Var outer(nm("d", i, "s" + std::to_string(l))), in(nm("d", i, "i" + std::to_string(l)));
-      out.split(inner[i], outer, in, (int)span(ap, as, i, l + 1));
-      lv[i].push_back(outer);
+      e.out.split(inner[i], outer, in, (int)span(e.ap, as, i, l + 1));
+      e.lv[i].push_back(outer);
       inner[i] = in;
     }
-  const int lanes_out = space.stages[o].lanes;
+  const int lanes_out = e.space.stages[e.o].lanes;
   int ov = -1;
   int64_t ow = 0;
   auto try_vec = [&](int i, int64_t min_width) {
     if (ov >= 0 || i < 0 || as.extents[i] < 2) return;
-    int64_t w = vector_width(span(ap, as, i, c), lanes_out);
+    int64_t w = vector_width(span(e.ap, as, i, e.c), lanes_out);
     if (w >= min_width) ov = i, ow = w;
   };
   try_vec(0, 4);
-  try_vec(v, 2);
+  try_vec(e.v, 2);
   std::vector<VarOrRVar> order;
   if (ov >= 0) {
     Var vo(nm("d", ov, "vo")), vi(nm("d", ov, "vi"));
-    out.split(inner[ov], vo, vi, (int)ow);
-    out.vectorize(vi);
+    e.out.split(inner[ov], vo, vi, (int)ow);
+    e.out.vectorize(vi);
     order.push_back(vi);
     order.push_back(vo);
   }
-  for (int i : tiled)
+  for (int i : e.tiled)
     if (i != ov) order.push_back(inner[i]);
-  for (int l = c - 1; l >= 0; l--)
-    for (int i : level_vars(l)) order.push_back(lv[i][l]);
-  for (int i = 0; i < n; i++)
-    if (as.extents[i] <= 1) order.push_back(O.vars[i]);
-  out.reorder(order);
+  for (int l = e.c - 1; l >= 0; l--)
+    for (int i : e.level_vars(l)) order.push_back(e.lv[i][l]);
+  for (int i = 0; i < e.n; i++)
+    if (as.extents[i] <= 1) order.push_back(e.O.vars[i]);
+  e.out.reorder(order);
+}
 
-  // Parallel: fuse the p outermost S0 loops.
+// Step 2: fuse the p outermost S0 loops and run them in parallel.
+void parallelize_output(TiledEmit& e) {
   std::vector<Var> s0;  // outermost first
-  for (auto it = tiled.rbegin(); it != tiled.rend(); ++it) s0.push_back(lv[*it][0]);
-  const int p = plan.stages[o].parallel;
-  Var par;
-  if (p >= 1) {
-    par = s0[0];
-    for (int k = 1; k < p; k++) {
-      Var fused("par" + std::to_string(k));
-      out.fuse(s0[k], par, fused);
-      par = fused;
-    }
-    out.parallel(par);
+  for (auto it = e.tiled.rbegin(); it != e.tiled.rend(); ++it) s0.push_back(e.lv[*it][0]);
+  e.p = e.plan.stages[e.o].parallel;
+  if (e.p < 1) return;
+  e.par = s0[0];
+  for (int k = 1; k < e.p; k++) {
+    Var fused("par" + std::to_string(k));
+    e.out.fuse(s0[k], e.par, fused);
+    e.par = fused;
   }
-  // The loop the anchor is computed in: the innermost loop of level c-1.
-  bool rooted = tiled.empty();
-  Var at;
-  if (!rooted) at = (c == 1 && p == (int)tiled.size()) ? par : lv[level_vars(c - 1).front()][c - 1];
+  e.out.parallel(e.par);
+}
 
-  // --- The anchor.
-  Func acc = A.func;
-  if (rooted)
-    acc.compute_root();
-  else
-    acc.compute_at(out, at);
-  int64_t w = v >= 0 ? vector_width(inner_factor(ap, v), as.lanes) : 0;
-  if (v >= 0) {
-    std::vector<Var> storage = {A.vars[v]};
-    for (int i = 0; i < n; i++)
-      if (i != v) storage.push_back(A.vars[i]);
-    acc.reorder_storage(storage);
-    // The initialization too runs with the vector innermost.
-    Var vo(nm("d", v, "vo")), vi(nm("d", v, "vi"));
-    acc.split(A.vars[v], vo, vi, (int)w, TailStrategy::GuardWithIf).vectorize(vi);
-    std::vector<VarOrRVar> init_order = {vi};
-    for (int i = 0; i < n; i++) init_order.push_back(i == v ? vo : A.vars[i]);
-    acc.reorder(init_order);
+// Step 3: the anchor computed in the innermost loop of level c-1, its storage and initialization
+// with the vector var innermost.
+void place_anchor(TiledEmit& e) {
+  if (e.rooted) {
+    e.acc.compute_root();
+  } else {
+    Var at = (e.c == 1 && e.p == (int)e.tiled.size())
+                 ? e.par
+                 : e.lv[e.level_vars(e.c - 1).front()][e.c - 1];
+    e.acc.compute_at(e.out, at);
   }
-  Halide::Stage u = acc.update();
-  std::vector<std::vector<Var>> al(n, std::vector<Var>(3));
-  std::vector<Var> s3(A.vars.begin(), A.vars.end());
-  for (int i : tiled)
-    for (int l = c; l <= 2; l++) {
+  e.w = e.v >= 0 ? vector_width(inner_factor(e.ap, e.v), e.as.lanes) : 0;
+  if (e.v < 0) return;
+  std::vector<Var> storage = {e.A.vars[e.v]};
+  for (int i = 0; i < e.n; i++)
+    if (i != e.v) storage.push_back(e.A.vars[i]);
+  e.acc.reorder_storage(storage);
+  // The initialization too runs with the vector innermost.
+  Var vo(nm("d", e.v, "vo")), vi(nm("d", e.v, "vi"));
+  e.acc.split(e.A.vars[e.v], vo, vi, (int)e.w, TailStrategy::GuardWithIf).vectorize(vi);
+  std::vector<VarOrRVar> init_order = {vi};
+  for (int i = 0; i < e.n; i++) init_order.push_back(i == e.v ? vo : e.A.vars[i]);
+  e.acc.reorder(init_order);
+}
+
+// Step 4: the update's remaining spatial levels S(c)..S3 and the reduction's R0, R1.
+void split_update(TiledEmit& e) {
+  Halide::Stage u = e.acc.update();
+  e.s3.assign(e.A.vars.begin(), e.A.vars.end());
+  for (int i : e.tiled)
+    for (int l = e.c; l <= 2; l++) {
       Var outer(nm("d", i, "u" + std::to_string(l))), in(nm("d", i, "w" + std::to_string(l)));
-      u.split(s3[i], outer, in, (int)span(ap, as, i, l + 1), TailStrategy::GuardWithIf);
-      al[i][l] = outer;
-      s3[i] = in;
+      u.split(e.s3[i], outer, in, (int)span(e.ap, e.as, i, l + 1), TailStrategy::GuardWithIf);
+      e.al[i][l] = outer;
+      e.s3[i] = in;
     }
-  std::vector<RVar> r0, r1;
-  std::vector<int64_t> r1_ext;
-  for (int j = 0; j < (int)as.rextents.size(); j++) {
-    if (as.rextents[j] <= 1) {
-      r0.push_back(A.rdom[j]);
+  for (int j = 0; j < (int)e.as.rextents.size(); j++) {
+    if (e.as.rextents[j] <= 1) {
+      e.r0.push_back(e.A.rdom[j]);
       continue;
     }
     RVar ro(nm("r", j, "o")), ri(nm("r", j, "i"));
-    u.split(A.rdom[j], ro, ri, (int)ap.rtiles[j], TailStrategy::GuardWithIf);
-    r0.push_back(ro);
-    r1.push_back(ri);
-    r1_ext.push_back(ap.rtiles[j]);
+    u.split(e.A.rdom[j], ro, ri, (int)e.ap.rtiles[j], TailStrategy::GuardWithIf);
+    e.r0.push_back(ro);
+    e.r1.push_back(ri);
+    e.r1_ext.push_back(e.ap.rtiles[j]);
   }
-  order.clear();
+}
+
+// Step 5: the update ordered [S3 | R1 | S2 | R0 | S1] (inner first), S3's vector part vectorized,
+// S3/R1 loops unrolled innermost-first while their extents' product stays within the limit.
+void order_update(TiledEmit& e) {
+  Halide::Stage u = e.acc.update();
+  std::vector<VarOrRVar> order;
   std::vector<std::pair<VarOrRVar, int64_t>> unroll_candidates;  // innermost first
-  Var vo(nm("d", v, "uvo")), vi(nm("d", v, "uvi"));
-  if (v >= 0) {
-    u.split(s3[v], vo, vi, (int)w, TailStrategy::GuardWithIf);
+  Var vo(nm("d", e.v, "uvo")), vi(nm("d", e.v, "uvi"));
+  if (e.v >= 0) {
+    u.split(e.s3[e.v], vo, vi, (int)e.w, TailStrategy::GuardWithIf);
     order.push_back(vi);
     order.push_back(vo);
-    unroll_candidates.push_back({vo, inner_factor(ap, v) / w});
+    unroll_candidates.push_back({vo, inner_factor(e.ap, e.v) / e.w});
   }
-  for (int i : tiled)
-    if (i != v) {
-      order.push_back(s3[i]);
-      unroll_candidates.push_back({s3[i], inner_factor(ap, i)});
+  for (int i : e.tiled)
+    if (i != e.v) {
+      order.push_back(e.s3[i]);
+      unroll_candidates.push_back({e.s3[i], inner_factor(e.ap, i)});
     }
-  for (size_t j = 0; j < r1.size(); j++) {
-    order.push_back(r1[j]);
-    unroll_candidates.push_back({r1[j], r1_ext[j]});
+  for (size_t j = 0; j < e.r1.size(); j++) {
+    order.push_back(e.r1[j]);
+    unroll_candidates.push_back({e.r1[j], e.r1_ext[j]});
   }
-  if (c <= 2)
-    for (int i : tiled_s2) order.push_back(al[i][2]);
-  for (const RVar& r : r0) order.push_back(r);
-  if (c <= 1)
-    for (int i : tiled) order.push_back(al[i][1]);
-  for (int i = 0; i < n; i++)
-    if (as.extents[i] <= 1) order.push_back(A.vars[i]);
+  if (e.c <= 2)
+    for (int i : e.tiled_s2) order.push_back(e.al[i][2]);
+  for (const RVar& r : e.r0) order.push_back(r);
+  if (e.c <= 1)
+    for (int i : e.tiled) order.push_back(e.al[i][1]);
+  for (int i = 0; i < e.n; i++)
+    if (e.as.extents[i] <= 1) order.push_back(e.A.vars[i]);
   u.reorder(order);
-  if (v >= 0) u.vectorize(vi);
+  if (e.v >= 0) u.vectorize(vi);
   int64_t unrolled = 1;
   for (const auto& [loop, extent] : unroll_candidates) {
     if (extent <= 1) continue;
-    if (unrolled * extent > ap.unroll) break;
+    if (unrolled * extent > e.ap.unroll) break;
     unrolled *= extent;
     u.unroll(loop);
   }
+}
 
-  // --- Packed operands. The innermost loop of a level: in the output above the accumulator's
-  // level (the fused parallel loop when it swallowed S0), in the update below it.
-  // S2 is special: the copy goes inside every S2 loop but the innermost, so that one micro-panel
-  // (e.g. 32 columns of B over the R1 chunk, contiguous) serves a whole row of register blocks.
+// Step 6: packed operands. The innermost loop of a level: in the output above the accumulator's
+// level (the fused parallel loop when it swallowed S0), in the update below it. S2 is special:
+// the copy goes inside every S2 loop but the innermost, so that one micro-panel (e.g. 32 columns
+// of B over the R1 chunk, contiguous) serves a whole row of register blocks.
+void pack_operands(TiledEmit& e) {
   auto loop_site = [&](int l, int var) -> LoopLevel {
-    if (l >= c) return LoopLevel(acc, al[var][l]);
-    if (l == 0 && p == (int)tiled.size()) return LoopLevel(out, par);
-    return LoopLevel(out, lv[var][l]);
+    if (l >= e.c) return LoopLevel(e.acc, e.al[var][l]);
+    if (l == 0 && e.p == (int)e.tiled.size()) return LoopLevel(e.out, e.par);
+    return LoopLevel(e.out, e.lv[var][l]);
   };
   auto pack_site = [&](int level) -> LoopLevel {
-    if (level == kPackR0) return LoopLevel(acc, r0.front());
-    if (level == kPackS0) return loop_site(0, level_vars(0).front());
-    if (level == kPackS1) return loop_site(1, level_vars(1).front());
-    if (tiled_s2.size() >= 2) return loop_site(2, tiled_s2[1]);
+    if (level == kPackR0) return LoopLevel(e.acc, e.r0.front());
+    if (level == kPackS0) return loop_site(0, e.level_vars(0).front());
+    if (level == kPackS1) return loop_site(1, e.level_vars(1).front());
+    if (e.tiled_s2.size() >= 2) return loop_site(2, e.tiled_s2[1]);
     // One S2 loop: just outside it (R0 inside the update, or S1 when S2 is in the output).
-    return c <= 2 ? LoopLevel(acc, r0.front()) : loop_site(1, level_vars(1).front());
+    return e.c <= 2 ? LoopLevel(e.acc, e.r0.front()) : loop_site(1, e.level_vars(1).front());
   };
-  for (size_t k = 0; k < as.operands.size(); k++) {
-    int level = ap.pack[k];
+  for (size_t k = 0; k < e.as.operands.size(); k++) {
+    int level = e.ap.pack[k];
     if (level == kPackNone) continue;
-    const SpaceOperand& operand = as.operands[k];
+    const SpaceOperand& operand = e.as.operands[k];
     Func wrapper;
     std::string name;
     if (operand.stage >= 0) {
-      Func f = t.stages.at(operand.stage).func;
+      Func f = e.t.stages.at(operand.stage).func;
       name = f.name();
-      wrapper = f.in(acc);
+      wrapper = f.in(e.acc);
     } else {
-      Halide::ImageParam& ip = t.inputs.at(operand.input);
+      Halide::ImageParam& ip = e.t.inputs.at(operand.input);
       name = Halide::Func(ip).name();
-      wrapper = ip.in(acc);
+      wrapper = ip.in(e.acc);
     }
-    if (rooted || level == kPackRoot)
+    if (e.rooted || level == kPackRoot)
       wrapper.compute_root();
     else
       wrapper.compute_at(pack_site(level));
     // Storage and copy order: the dim indexed by the vector var innermost.
     std::vector<Var> args = wrapper.args();
     int inner_dim = 0;
-    if (v >= 0) {
-      std::vector<Halide::Expr> cargs = call_args(acc, name);
+    if (e.v >= 0) {
+      std::vector<Halide::Expr> cargs = call_args(e.acc, name);
       for (size_t d = 0; d < cargs.size() && d < args.size(); d++)
-        if (Halide::Internal::expr_uses_var(cargs[d], A.vars[v].name())) {
+        if (Halide::Internal::expr_uses_var(cargs[d], e.A.vars[e.v].name())) {
           inner_dim = (int)d;
           break;
         }
@@ -284,10 +328,22 @@ void emit_tiled(LoweredTask& t, const TaskSpace& space, const Plan& plan) {
     wrapper.reorder_storage(st);
     std::vector<VarOrRVar> loops(st.begin(), st.end());
     wrapper.reorder(loops);
-    int lanes = std::max(2, space.stages[a].lanes);
+    int lanes = std::max(2, e.space.stages[e.a].lanes);
     Var po(nm("p", (int)k, "o")), pi(nm("p", (int)k, "i"));
     wrapper.split(st[0], po, pi, lanes, TailStrategy::GuardWithIf).vectorize(pi);
   }
+}
+
+}  // namespace
+
+void emit_tiled(LoweredTask& t, const TaskSpace& space, const Plan& plan) {
+  TiledEmit e(t, space, plan);
+  tile_output(e);
+  parallelize_output(e);
+  place_anchor(e);
+  split_update(e);
+  order_update(e);
+  pack_operands(e);
 }
 
 }  // namespace space_detail

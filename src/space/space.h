@@ -33,8 +33,8 @@
 
 namespace tlm {
 
-// One row per kind in space/steps.cc (name token, options, how its values enter a schedule);
-// kStepKindCount is static_asserted there.
+// One row per kind in space/steps.cc (name token, options, how its values enter a schedule, how
+// they read in words, their cost-model features); kStepKindCount is static_asserted there.
 enum class StepKind : uint8_t {
   Tile,       // split a loop into levels; values: inner factors, outermost first (a divisor chain)
   ComputeAt,  // where a stage is computed; the levels are listed per rule in rules.cc
@@ -97,6 +97,7 @@ struct TaskSpace {
 struct Program {
   std::vector<int64_t> values;
   bool operator==(const Program& o) const { return values == o.values; }
+  bool operator!=(const Program& o) const { return values != o.values; }
 };
 
 TaskSpace build_space(const LoweredTask& task, const HardwareInfo& hw);
@@ -120,8 +121,14 @@ bool is_valid_program(const TaskSpace& space, const Program& p);
 // match it.
 void apply_program(LoweredTask& task, const TaskSpace& space, const Program& p);
 
+// Ascending divisors of n (n >= 1): the options of a tile factor are the divisors of what the
+// earlier factors of its slot left.
+std::vector<int64_t> divisors(int64_t n);
+
 // Printing, for sentences and debugging.
 const char* step_kind_name(StepKind k);  // "tile", "compute_at", ...
+// What one decision's values mean, in words (no header): "7 x 2 x 4 [outer 1]", "level 2", ...
+std::string describe_decision(const TaskSpace& space, const Slot& slot, const int64_t* values);
 std::string slot_header(const Slot& s);  // "tile f1_conv.d0 56"
 // One line per slot: header then its values ("tile f1_conv.d0 56 = 1 4 2").
 std::string program_str(const TaskSpace& space, const Program& p);

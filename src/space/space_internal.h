@@ -4,13 +4,15 @@
 //   Plan          one StagePlan per stage: what the Program's values mean for it (tile factors,
 //                 compute level, vectorized var, ...). decode_plan() fills it slot by slot with
 //                 the step table's `record` functions; the emitters read only the Plan.
-//   divisors()    the divisor chains tile factors are drawn from.
 //   vector_width  how wide a loop of a given extent is vectorized (rules below).
+//   StepRow       the step table's row type: one row per StepKind in steps.cc, with columns
+//                 implemented in steps.cc (options, record), describe.cc and features.cc.
 //   emit_tiled / emit_rows  the two Halide emitters (apply_tiled.cc, apply_rows.cc).
 #pragma once
 
 #include <array>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "space/space.h"
@@ -72,8 +74,6 @@ size_t decode_plan(const TaskSpace& space, const std::vector<int64_t>& values, P
 // log10 of the space's size, estimated from random paths (steps.cc).
 double estimate_log10_size(const TaskSpace& space);
 
-// Ascending divisors of n (n >= 1).
-std::vector<int64_t> divisors(int64_t n);
 
 // The vector width used for a loop of `extent` iterations: the whole loop when extent <= lanes,
 // else the largest of lanes, lanes/2, lanes/4 that divides it (>= 2); 0 when none does.
@@ -81,6 +81,58 @@ int64_t vector_width(int64_t extent, int lanes);
 
 // The S3 extent (innermost tile factor) of var v in a TiledAnchor plan.
 inline int64_t inner_factor(const StagePlan& sp, int v) { return sp.tiles[v][2]; }
+
+// What program_features (features.cc) accumulates over the slots: the per-slot numbers, and the
+// tile factors and choices of the tiled stage the derived features are computed from.
+struct FeatureState {
+  int tiled_stage = -1;  // the anchor (TiledAnchor) or the output stage
+  int stages = 0;
+  std::vector<float> f;
+  std::vector<std::array<float, 4>> lv;   // per spatial var: log2 S0..S3 factors
+  std::vector<std::array<float, 2>> rlv;  // per rdom dim: log2 R0, R1 factors
+  int vec_var = -1, parallel = 0, packs = 0;
+  int64_t unroll = 0;
+};
+
+struct OptionCtx;  // steps.cc: what an options function may look at
+
+// The step table: one row per StepKind (steps.cc), everything a kind knows. Adding a kind is one
+// row plus its functions; a missing row or column is a build error (static_asserts in steps.cc).
+struct StepRow {
+  StepKind kind;
+  const char* name;  // the token that starts the slot's header
+  // The valid values at a position (the only place validity lives).
+  std::vector<int64_t> (*options)(const OptionCtx&);
+  // How the slot's values enter the decoded Plan the emitters read.
+  void (*record)(const Slot&, const int64_t* values, Plan*);
+  // The values in words (`tlm show`), describe.cc.
+  std::string (*describe)(const TaskSpace&, const Slot&, const int64_t* values);
+  // The cost model's features of the slot (features.cc): how many, and adding them.
+  int (*feature_width)(const Slot&);
+  void (*features)(const Slot&, const int64_t* values, FeatureState&);
+};
+const StepRow& step_row(StepKind k);
+
+// describe.cc
+std::string describe_tile(const TaskSpace&, const Slot&, const int64_t*);
+std::string describe_compute_at(const TaskSpace&, const Slot&, const int64_t*);
+std::string describe_pack(const TaskSpace&, const Slot&, const int64_t*);
+std::string describe_vectorize(const TaskSpace&, const Slot&, const int64_t*);
+std::string describe_parallel(const TaskSpace&, const Slot&, const int64_t*);
+std::string describe_unroll(const TaskSpace&, const Slot&, const int64_t*);
+std::string describe_rfactor(const TaskSpace&, const Slot&, const int64_t*);
+std::string describe_order(const TaskSpace&, const Slot&, const int64_t*);
+
+// features.cc
+int tile_feature_width(const Slot&);
+int one_feature(const Slot&);
+void tile_features(const Slot&, const int64_t*, FeatureState&);
+void vectorize_features(const Slot&, const int64_t*, FeatureState&);
+void parallel_features(const Slot&, const int64_t*, FeatureState&);
+void unroll_features(const Slot&, const int64_t*, FeatureState&);
+void rfactor_features(const Slot&, const int64_t*, FeatureState&);
+void pack_features(const Slot&, const int64_t*, FeatureState&);
+void value_feature(const Slot&, const int64_t*, FeatureState&);  // ComputeAt, Order
 
 void emit_tiled(LoweredTask& task, const TaskSpace& space, const Plan& plan);
 void emit_rows(LoweredTask& task, const TaskSpace& space, const Plan& plan);

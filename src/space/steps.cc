@@ -1,6 +1,7 @@
 // The step table: one row per StepKind with its name token, the values it offers at each
 // position (the only place validity lives: next_options, sampling and is_valid_program all go
-// through it) and how its values enter the decoded Plan that the emitters read. Plus the walks
+// through it), how its values enter the decoded Plan that the emitters read, how they read in
+// words (describe.cc) and what they add to the cost model's features (features.cc). Plus the walks
 // over a space: next_options, sampling, validity, the size estimate, printing.
 //
 // Values print as plain integers, in slot order; a sentence is slot headers plus values.
@@ -15,8 +16,6 @@ namespace space_detail {
 
 const std::vector<int64_t> kUnrollLimits = {0, 8, 32, 128};
 
-namespace {
-
 using Values = std::vector<int64_t>;
 
 // Everything an options function may look at: the slot, the values of earlier slots (decoded)
@@ -30,6 +29,8 @@ struct OptionCtx {
   const StagePlan& sp() const { return plan.stages[slot.stage]; }
   bool rows_output() const { return slot.stage + 1 == (int)space.stages.size(); }
 };
+
+namespace {
 
 int64_t product(const Values& v) {
   int64_t p = 1;
@@ -157,32 +158,39 @@ void order_record(const Slot& s, const int64_t* v, Plan* plan) {
   plan->stages[s.stage].s2_inner = (int)v[0];
 }
 
-struct StepRow {
-  StepKind kind;
-  const char* name;  // the token that starts the slot's header
-  Values (*options)(const OptionCtx&);
-  void (*record)(const Slot&, const int64_t* values, Plan*);
-};
-
 constexpr StepRow kSteps[] = {
-    {StepKind::Tile, "tile", tile_options, tile_record},
-    {StepKind::ComputeAt, "compute_at", compute_options, compute_record},
-    {StepKind::Pack, "pack", pack_options, pack_record},
-    {StepKind::Vectorize, "vectorize", vectorize_options, vectorize_record},
-    {StepKind::Parallel, "parallel", parallel_options, parallel_record},
-    {StepKind::Unroll, "unroll", unroll_options, unroll_record},
-    {StepKind::RFactor, "rfactor", rfactor_options, rfactor_record},
-    {StepKind::Order, "order", order_options, order_record},
+    {StepKind::Tile, "tile", tile_options, tile_record, describe_tile, tile_feature_width,
+     tile_features},
+    {StepKind::ComputeAt, "compute_at", compute_options, compute_record, describe_compute_at,
+     one_feature, value_feature},
+    {StepKind::Pack, "pack", pack_options, pack_record, describe_pack, one_feature, pack_features},
+    {StepKind::Vectorize, "vectorize", vectorize_options, vectorize_record, describe_vectorize,
+     one_feature, vectorize_features},
+    {StepKind::Parallel, "parallel", parallel_options, parallel_record, describe_parallel,
+     one_feature, parallel_features},
+    {StepKind::Unroll, "unroll", unroll_options, unroll_record, describe_unroll, one_feature,
+     unroll_features},
+    {StepKind::RFactor, "rfactor", rfactor_options, rfactor_record, describe_rfactor, one_feature,
+     rfactor_features},
+    {StepKind::Order, "order", order_options, order_record, describe_order, one_feature,
+     value_feature},
 };
 static_assert(sizeof(kSteps) / sizeof(kSteps[0]) == kStepKindCount, "one row per StepKind");
 
-const StepRow& row(StepKind k) {
-  const StepRow& r = kSteps[(int)k];
-  TLM_CHECK(r.kind == k) << "step table out of order";
-  return r;
+constexpr bool rows_complete() {
+  for (int k = 0; k < kStepKindCount; k++) {
+    const StepRow& r = kSteps[k];
+    if ((int)r.kind != k || !r.name || !r.options || !r.record || !r.describe || !r.feature_width ||
+        !r.features)
+      return false;
+  }
+  return true;
 }
+static_assert(rows_complete(), "the step table is in StepKind order and every column is filled");
 
 }  // namespace
+
+const StepRow& step_row(StepKind k) { return kSteps[(int)k]; }
 
 Plan empty_plan(const TaskSpace& space) {
   Plan plan;
@@ -203,11 +211,23 @@ size_t decode_plan(const TaskSpace& space, const std::vector<int64_t>& values, P
   for (; k < space.slots.size(); k++) {
     const Slot& s = space.slots[k];
     if (pos + s.arity > values.size()) break;
-    row(s.kind).record(s, values.data() + pos, plan);
+    step_row(s.kind).record(s, values.data() + pos, plan);
     pos += s.arity;
   }
   return k;
 }
+
+
+int64_t vector_width(int64_t extent, int lanes) {
+  if (extent <= lanes) return extent;
+  for (int64_t w : {(int64_t)lanes, (int64_t)lanes / 2, (int64_t)lanes / 4})
+    if (w >= 2 && extent % w == 0) return w;
+  return 0;
+}
+
+}  // namespace space_detail
+
+using namespace space_detail;
 
 std::vector<int64_t> divisors(int64_t n) {
   TLM_CHECK(n >= 1) << "divisors of " << n;
@@ -221,17 +241,6 @@ std::vector<int64_t> divisors(int64_t n) {
   return lo;
 }
 
-int64_t vector_width(int64_t extent, int lanes) {
-  if (extent <= lanes) return extent;
-  for (int64_t w : {(int64_t)lanes, (int64_t)lanes / 2, (int64_t)lanes / 4})
-    if (w >= 2 && extent % w == 0) return w;
-  return 0;
-}
-
-}  // namespace space_detail
-
-using namespace space_detail;
-
 std::vector<int64_t> next_options(const TaskSpace& space, const std::vector<int64_t>& prefix) {
   Plan plan;
   size_t k = decode_plan(space, prefix, &plan);
@@ -240,7 +249,7 @@ std::vector<int64_t> next_options(const TaskSpace& space, const std::vector<int6
   for (size_t i = 0; i < k; i++) start += space.slots[i].arity;
   std::vector<int64_t> partial(prefix.begin() + start, prefix.end());
   OptionCtx ctx{space, space.slots[k], plan, partial};
-  std::vector<int64_t> v = row(space.slots[k].kind).options(ctx);
+  std::vector<int64_t> v = step_row(space.slots[k].kind).options(ctx);
   TLM_CHECK(!v.empty()) << "no options for slot " << slot_header(space.slots[k]);
   return v;
 }
@@ -297,7 +306,11 @@ double estimate_log10_size(const TaskSpace& space) {
 }
 }  // namespace space_detail
 
-const char* step_kind_name(StepKind k) { return row(k).name; }
+const char* step_kind_name(StepKind k) { return step_row(k).name; }
+
+std::string describe_decision(const TaskSpace& space, const Slot& slot, const int64_t* values) {
+  return step_row(slot.kind).describe(space, slot, values);
+}
 
 std::string slot_header(const Slot& s) {
   std::ostringstream os;

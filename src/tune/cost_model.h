@@ -1,5 +1,5 @@
 // The learned cost model of the evolutionary search: gradient-boosted trees (XGBoost, as Ansor
-// uses) regressing a program's normalized throughput from its features (tune/features.h).
+// uses) regressing a program's normalized throughput from its features (space/features.h).
 //
 //   CostModel::fit(x, y)   trains from scratch (the data sets are small: one task's records)
 //   CostModel::predict(x)  higher = predicted faster; only rankings are used

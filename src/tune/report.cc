@@ -2,9 +2,8 @@
 // program of each task.
 #include <cmath>
 #include <cstdio>
-#include <mutex>
 
-#include "tune/progress.h"
+#include "support/progress.h"
 #include "tune/tuner.h"
 
 namespace tlm {
@@ -51,6 +50,10 @@ std::string TuneReport::table() const {
                   e2e_tuned_ms, e2e_default_ms,
                   e2e_tuned_ms > 0 ? e2e_default_ms / e2e_tuned_ms : 0.0,
                   e2e_verified ? "PASS" : "FAIL", e2e_violation);
+    if (!e2e_note.empty()) {
+      s += line;
+      std::snprintf(line, sizeof line, "note: %s\n", e2e_note.c_str());
+    }
   } else {
     std::snprintf(line, sizeof line, "end-to-end: %s\n", e2e_note.c_str());
   }
@@ -63,33 +66,6 @@ std::string TuneReport::table() const {
                 format_duration(wall_s).c_str());
   s += line;
   return s;
-}
-
-ScheduleHook best_schedule_hook(const Partition& p, const std::vector<std::string>& best,
-                                const HardwareInfo& hw) {
-  TLM_CHECK(best.size() == p.tasks.size()) << "one sentence per task";
-  std::map<int, std::string> by_id;
-  for (size_t i = 0; i < p.tasks.size(); i++) by_id[p.tasks[i].id] = best[i];
-  auto mu = std::make_shared<std::mutex>();  // autoschedulers are not known to be reentrant
-  return [by_id, hw, mu](int task_id, LoweredTask& t) {
-    auto it = by_id.find(task_id);
-    const std::string sentence = it == by_id.end() ? "" : it->second;
-    HalideAutoscheduler which;
-    if (sentence.empty()) {
-      apply_default_schedule(t, host_target());
-    } else if (is_autoscheduler_marker(sentence, &which)) {
-      std::lock_guard<std::mutex> lock(*mu);
-      apply_halide_autoscheduler(t, which, hw, host_target());
-    } else {
-      TaskSpace space = build_space(t, hw);
-      TaskPrinter printer(t.sub, hw, space);
-      Program prog;
-      TLM_USER_CHECK(program_from_sentence(printer, sentence, &prog))
-          << "task " << task_id << " (" << t.sub.kind
-          << "): the recorded sentence is not a program of this task on this hardware";
-      apply_program(t, space, prog);
-    }
-  };
 }
 
 }  // namespace tlm

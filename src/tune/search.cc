@@ -5,7 +5,7 @@
 #include <cmath>
 #include <map>
 
-#include "tune/features.h"
+#include "space/features.h"
 
 namespace tlm {
 namespace {
@@ -56,7 +56,7 @@ class EvolutionarySearch : public SearchPolicy {
   std::vector<Program> propose(TaskSearch& t, int n, std::mt19937_64& rng) override {
     if (t.ok_count() < o_.min_train) return sample_unseen(t, n, rng);
     retrain(t);
-    const TaskSpace& space = t.bench->space;
+    const TaskSpace& space = t.harness->space;
 
     // First generation: the best measured programs, then fresh samples.
     std::vector<size_t> order(t.programs.size());
@@ -108,7 +108,7 @@ class EvolutionarySearch : public SearchPolicy {
   void retrain(TaskSearch& t) {
     if (t.model && t.model_rows == (int)t.programs.size()) return;
     std::vector<std::vector<float>> x;
-    for (const Program& p : t.programs) x.push_back(program_features(t.bench->space, p));
+    for (const Program& p : t.programs) x.push_back(program_features(t.harness->space, p));
     if (!t.model) t.model = std::make_unique<CostModel>();
     t.model->fit(x, throughput_labels(t.latencies_s));
     t.model_rows = (int)t.programs.size();
@@ -116,7 +116,7 @@ class EvolutionarySearch : public SearchPolicy {
 
   std::vector<float> predict(const TaskSearch& t, const std::vector<Program>& ps) {
     std::vector<std::vector<float>> x;
-    for (const Program& p : ps) x.push_back(program_features(t.bench->space, p));
+    for (const Program& p : ps) x.push_back(program_features(t.harness->space, p));
     return t.model->predict(x);
   }
 
@@ -179,7 +179,7 @@ std::vector<Program> sample_unseen(TaskSearch& t, int n, std::mt19937_64& rng) {
   std::vector<Program> out;
   int misses = 0;
   while ((int)out.size() < n) {
-    Program p = sample_program(t.bench->space, rng);
+    Program p = sample_program(t.harness->space, rng);
     if (!t.seen.insert(p.values).second) {
       if (++misses >= kMaxMisses) {
         t.exhausted = true;

@@ -1,6 +1,6 @@
 // Search policies: which programs of one task to measure next.
 //
-//   TaskSearch              what is known about one task: its bench, every program measured on
+//   TaskSearch              what is known about one task: its harness, every program measured on
 //                           this hardware (by any strategy, from the records file too) with its
 //                           latency, and the cost model of the evolutionary search
 //   SearchPolicy::propose   up to n programs never measured or proposed before
@@ -23,13 +23,13 @@
 #include <string>
 #include <vector>
 
-#include "tune/bench.h"
+#include "measure/harness.h"
 #include "tune/cost_model.h"
 
 namespace tlm {
 
 struct TaskSearch {
-  const TaskBench* bench = nullptr;
+  const TaskHarness* harness = nullptr;
   // Measured programs and their median latency (<= 0: the program failed), in measure order.
   std::vector<Program> programs;
   std::vector<double> latencies_s;

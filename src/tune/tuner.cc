@@ -10,17 +10,20 @@
 #include <cstdlib>
 #include <map>
 #include <set>
+#include <sstream>
 
 #include "graph/interpreter.h"
+#include "lower/autoschedule.h"
+#include "measure/recorded_schedules.h"
+#include "measure/worker.h"
+#include "model/tlm_model.h"
 #include "runtime/executor.h"
-#include "tune/progress.h"
+#include "support/clock.h"
+#include "support/progress.h"
+#include "support/threads.h"
 
 namespace tlm {
 namespace {
-
-double now_s() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
 
 const char* kRemeasureSuffix = "/remeasure";
 
@@ -38,7 +41,7 @@ std::string ms(double s) {
 // Everything the run knows about one tuned task.
 struct TaskRun {
   int index = 0;  // into Partition::tasks
-  std::unique_ptr<TaskBench> bench;
+  std::unique_ptr<TaskHarness> harness;
   TaskSearch search;
   std::set<std::string> sentences;  // this strategy's measured sentences (the budget)
   TaskResult result;
@@ -52,6 +55,7 @@ struct Run {
   std::vector<MeasureRecord> records;  // this hardware's, from the file and this run
   std::vector<TaskRun> tasks;
   std::unique_ptr<RecordWriter> writer;
+  TlmModel lm;  // the `tlm` strategy's language model
   TuneReport report;
 
   Run(const TuneOptions& opts, const StrategyInfo& s) : o(opts), strategy(s) {}
@@ -80,7 +84,7 @@ void load_existing(Run& run) {
     if (r.hardware == run.hw_key) run.records.push_back(std::move(r));
 }
 
-// Step 2: benches, and what the records already say about each task.
+// Step 2: harnesses, and what the records already say about each task.
 void prepare_tasks(Run& run, const Partition& p) {
   std::set<int> wanted(run.o.tasks.begin(), run.o.tasks.end());
   for (int id : wanted) {
@@ -102,17 +106,17 @@ void prepare_tasks(Run& run, const Partition& p) {
     t.result.weight = task.weight;
     t.result.flops = task.sub.flops;
     try {
-      t.bench = make_task_bench(task.sub, run.hw, run.o.workload, run.o.seed);
+      t.harness = make_task_harness(task.sub, run.hw, run.o.workload, run.o.seed);
     } catch (const UserError& e) {
       t.result.note = std::string("skipped: ") + e.what();
       run.report.tasks.push_back(t.result);
       continue;
     }
-    t.search.bench = t.bench.get();
+    t.search.harness = t.harness.get();
     for (const MeasureRecord* r : by_task[task.sub.key]) {
       if (r->strategy == run.strategy.name) t.sentences.insert(r->sentence);
       Program prog;
-      if (program_from_sentence(*t.bench->printer, r->sentence, &prog) &&
+      if (program_from_sentence(*t.harness->printer, r->sentence, &prog) &&
           !t.search.seen.count(prog.values))
         t.search.add(prog, r->ok() ? r->median_s : -1);
     }
@@ -121,10 +125,14 @@ void prepare_tasks(Run& run, const Partition& p) {
 }
 
 // Step 3 (search strategies): scheduler + policy until the budget is spent.
+std::unique_ptr<SearchPolicy> make_policy(const Run& run) {
+  if (run.strategy.name == "random") return make_random_search();
+  if (run.strategy.name == "tlm") return make_lm_search(*run.lm.lm, run.lm.tok, run.o.lm_search);
+  return make_evolutionary_search(run.o.evolution);
+}
+
 void search(Run& run) {
-  std::unique_ptr<SearchPolicy> policy = run.strategy.name == "random"
-                                             ? make_random_search()
-                                             : make_evolutionary_search(run.o.evolution);
+  std::unique_ptr<SearchPolicy> policy = make_policy(run);
   std::vector<double> weights;
   for (const TaskRun& t : run.tasks) weights.push_back(t.result.weight);
   SchedulerOptions so = run.o.scheduler;
@@ -137,7 +145,7 @@ void search(Run& run) {
   for (size_t k = 0; k < run.tasks.size(); k++) {
     std::set<std::string> counted;
     for (const MeasureRecord& r : run.records)
-      if (r.task_key == run.tasks[k].bench->sub.key && r.strategy == run.strategy.name &&
+      if (r.task_key == run.tasks[k].harness->sub.key && r.strategy == run.strategy.name &&
           counted.insert(r.sentence).second)
         sched.record((int)k, r.ok() ? r.median_s : -1);
     used += (int64_t)run.tasks[k].sentences.size();
@@ -156,7 +164,7 @@ void search(Run& run) {
     if (batch.empty() || t.search.exhausted) sched.mark_done(k);
     std::vector<MeasureJob> jobs;
     for (const Program& prog : batch)
-      jobs.push_back({t.bench.get(), program_candidate(prog, run.strategy.name)});
+      jobs.push_back({t.harness.get(), program_candidate(prog, run.strategy.name)});
     std::vector<MeasureRecord> rs = run.measure(jobs, run.o.measure);
     for (size_t i = 0; i < rs.size(); i++) {
       double lat = rs[i].ok() ? rs[i].median_s : -1;
@@ -195,7 +203,7 @@ void autoschedule(Run& run) {
   for (size_t i = 0; i < todo.size(); i += chunk) {
     std::vector<MeasureJob> jobs;
     for (size_t j = i; j < todo.size() && j < i + chunk; j++)
-      jobs.push_back({todo[j]->bench.get(), autoscheduler_candidate(which)});
+      jobs.push_back({todo[j]->harness.get(), autoscheduler_candidate(which)});
     std::vector<MeasureRecord> rs = run.measure(jobs, mo);
     for (size_t j = 0; j < rs.size(); j++) {
       todo[i + j]->sentences.insert(rs[j].sentence);
@@ -204,6 +212,20 @@ void autoschedule(Run& run) {
     const TaskResult& last = todo[i + rs.size() - 1]->result;
     progress.update((int64_t)(i + rs.size()),
                     "task " + std::to_string(last.task_id) + " " + last.kind);
+  }
+  progress.finish();
+}
+
+// Step 3 (`tlm` with no measurement): every task gets the language model's most likely program,
+// compiled into the model in step 5 unmeasured (and verified there with the whole model).
+void zero_shot(Run& run) {
+  ProgressLine progress(run.o.progress, "tune tlm (no measurement)", (int64_t)run.tasks.size());
+  int64_t done = 0;
+  for (TaskRun& t : run.tasks) {
+    Program p = most_likely_program(*run.lm.lm, run.lm.tok, *t.harness->printer);
+    t.result.best_sentence = t.harness->printer->text(p);
+    t.result.note = "most likely program, not measured";
+    progress.update(++done, "task " + std::to_string(t.result.task_id) + " " + t.result.kind);
   }
   progress.finish();
 }
@@ -222,7 +244,7 @@ void remeasure_and_pick(Run& run) {
   for (size_t k = 0; k < run.tasks.size(); k++) {
     TaskRun& t = run.tasks[k];
     for (const MeasureRecord& r : run.records) {
-      if (r.task_key != t.bench->sub.key || !r.ok()) continue;
+      if (r.task_key != t.harness->sub.key || !r.ok()) continue;
       if (r.strategy == run.strategy.name && !first[k].count(r.sentence)) first[k][r.sentence] = r;
       if (r.strategy == re) again[k][r.sentence] = r;
     }
@@ -236,9 +258,9 @@ void remeasure_and_pick(Run& run) {
       // Autoscheduled programs were timed with the re-measurement's samples already.
       if (again[k].count(sentence) || is_autoscheduler_marker(sentence)) continue;
       Candidate c;
-      if (!program_from_sentence(*t.bench->printer, sentence, &c.program)) continue;
+      if (!program_from_sentence(*t.harness->printer, sentence, &c.program)) continue;
       c.strategy = re;
-      jobs.push_back({t.bench.get(), c});
+      jobs.push_back({t.harness.get(), c});
       job_of.push_back({k, sentence});
     }
   }
@@ -257,6 +279,68 @@ void remeasure_and_pick(Run& run) {
   }
 }
 
+// The tuned model's verification and timing (step 5).
+struct TunedModel {
+  double violation = 0;
+  double end_to_end_ms = 0;
+  std::vector<double> instance_ms;
+};
+
+TunedModel time_tuned_model(const Run& run, const Graph& g, const Partition& p,
+                            const std::vector<std::string>& best) {
+  CompileOptions co;
+  co.compile_threads = run.hw.cores;
+  co.schedule = best_schedule_hook(p, best, run.hw);
+  CompiledModel tuned = compile_model(g, p, co);
+  std::vector<Tensor> out = tuned.run(run.o.model_inputs);
+  std::vector<Tensor> ref = interpret(g, run.o.model_inputs);
+  TunedModel m;
+  for (size_t i = 0; i < ref.size() && i < out.size(); i++) {
+    double v = max_rel_violation(out[i], ref[i], run.o.e2e_atol, run.o.e2e_rtol);
+    if (!(v <= m.violation)) m.violation = v;
+  }
+  Timing timing = tuned.time(run.o.model_inputs, 2, run.o.e2e_repeat);
+  m.end_to_end_ms = timing.end_to_end_ms;
+  m.instance_ms = timing.instance_ms;
+  return m;
+}
+
+// The same in a worker, for Halide autoscheduler strategies: compiling their programs re-runs the
+// autoscheduler (no schedule of theirs can be carried over from the measurement worker), which
+// can take minutes and gigabytes (Adams2019's beam search). Under the autoscheduler's deadline
+// per round of parallel compiles; false (and `why`) when the worker timed out, crashed or threw.
+bool time_tuned_model_isolated(const Run& run, const Graph& g, const Partition& p,
+                               const std::vector<std::string>& best, TunedModel* m,
+                               std::string* why) {
+  int autoscheduled = 0;
+  for (const std::string& s : best) autoscheduled += is_autoscheduler_marker(s);
+  const int rounds = (autoscheduled + std::max(1, run.hw.cores) - 1) / std::max(1, run.hw.cores);
+  const double deadline = rounds * run.o.measure.autoschedule_timeout_s + 300;
+  std::fflush(stdout);
+  std::fflush(stderr);
+  WorkerResult w = run_isolated(
+      [&] {
+        TunedModel r = time_tuned_model(run, g, p, best);
+        std::ostringstream os;
+        os.precision(17);
+        os << r.violation << " " << r.end_to_end_ms << " " << r.instance_ms.size();
+        for (double x : r.instance_ms) os << " " << x;
+        return os.str();
+      },
+      deadline);
+  if (w.status != WorkerStatus::Ok) {
+    *why = w.describe();
+    return false;
+  }
+  std::istringstream is(w.payload);
+  size_t k = 0;
+  is >> m->violation >> m->end_to_end_ms >> k;
+  m->instance_ms.resize(k);
+  for (double& x : m->instance_ms) is >> x;
+  TLM_CHECK(!is.fail()) << "end-to-end worker payload: " << w.payload;
+  return true;
+}
+
 // Step 5: the whole model with the best programs, verified and timed, next to the defaults.
 void end_to_end(Run& run, const Graph& g, const Partition& p) {
   if (run.o.model_inputs.empty()) {
@@ -266,28 +350,29 @@ void end_to_end(Run& run, const Graph& g, const Partition& p) {
   std::vector<std::string> best(p.tasks.size());
   for (const TaskRun& t : run.tasks) best[t.index] = t.result.best_sentence;
   try {
-    CompileOptions co;
-    co.compile_threads = run.hw.cores;
-    co.schedule = best_schedule_hook(p, best, run.hw);
-    CompiledModel tuned = compile_model(g, p, co);
-    std::vector<Tensor> out = tuned.run(run.o.model_inputs);
-    std::vector<Tensor> ref = interpret(g, run.o.model_inputs);
-    double worst = 0;
-    for (size_t i = 0; i < ref.size() && i < out.size(); i++) {
-      double v = max_rel_violation(out[i], ref[i], run.o.e2e_atol, run.o.e2e_rtol);
-      if (!(v <= worst)) worst = v;
+    TunedModel m;
+    std::string why;
+    if (run.strategy.kind == StrategyKind::HalideAutoscheduler &&
+        !time_tuned_model_isolated(run, g, p, best, &m, &why)) {
+      // A task whose autoscheduler fails falls back to the default schedule; the tune finishes.
+      for (std::string& s : best)
+        if (is_autoscheduler_marker(s)) s.clear();
+      run.report.e2e_note = "the autoscheduled programs could not be compiled for the model (" +
+                            why + "); its tasks were timed with the default schedules";
+      m = time_tuned_model(run, g, p, best);
+    } else if (run.strategy.kind != StrategyKind::HalideAutoscheduler) {
+      m = time_tuned_model(run, g, p, best);
     }
-    run.report.e2e_violation = worst;
-    run.report.e2e_verified = worst <= 1.0;
-    Timing timing = tuned.time(run.o.model_inputs, 2, run.o.e2e_repeat);
-    run.report.e2e_tuned_ms = timing.end_to_end_ms;
+    run.report.e2e_violation = m.violation;
+    run.report.e2e_verified = m.violation <= 1.0;
+    run.report.e2e_tuned_ms = m.end_to_end_ms;
     // Per task: the mean over its instances of their median latency inside the model.
     for (TaskResult& r : run.report.tasks) {
       int n = 0;
       double sum_ms = 0;
-      for (size_t i = 0; i < p.instances.size() && i < timing.instance_ms.size(); i++)
+      for (size_t i = 0; i < p.instances.size() && i < m.instance_ms.size(); i++)
         if (p.tasks[p.instances[i].task].id == r.task_id) {
-          sum_ms += timing.instance_ms[i];
+          sum_ms += m.instance_ms[i];
           n++;
         }
       if (n > 0) r.in_model_s = sum_ms / n * 1e-3;
@@ -310,6 +395,9 @@ const std::vector<StrategyInfo>& strategies() {
         {"random", StrategyKind::Search, "uniform samples of the schedule space"},
         {"evolutionary", StrategyKind::Search,
          "Ansor-style evolution ranked by an XGBoost cost model trained on the measurements"},
+        {"tlm", StrategyKind::Search,
+         "programs written by the tensor language model (--model, default the shipped one); "
+         "--trials-per-task 0: each task's most likely program, no measurement"},
     };
     for (const HalideAutoschedulerInfo& h : halide_autoschedulers())
       r.push_back({h.strategy, StrategyKind::HalideAutoscheduler,
@@ -328,34 +416,35 @@ const StrategyInfo& find_strategy(const std::string& name) {
   TLM_USER_ERROR() << "unknown strategy '" << name << "' (valid: " << names << ")";
 }
 
-int set_halide_threads(const HardwareInfo& hw) {
-  if (!std::getenv("HL_NUM_THREADS"))
-    setenv("HL_NUM_THREADS", std::to_string(std::max(1, hw.cores)).c_str(), 1);
-  return std::atoi(std::getenv("HL_NUM_THREADS"));
-}
-
 TuneReport tune_model(const Graph& g, const Partition& p, const TuneOptions& o) {
   const double t0 = now_s();
   Run run(o, find_strategy(o.strategy));
   TLM_USER_CHECK(!o.records_path.empty()) << "tune: a records file is required (--records)";
-  TLM_USER_CHECK(o.trials_per_task >= 1) << "tune: --trials-per-task must be >= 1";
+  const bool zero = o.strategy == "tlm" && o.trials_per_task == 0;
+  TLM_USER_CHECK(o.trials_per_task >= 1 || zero)
+      << "tune: --trials-per-task must be >= 1 (0 only with --strategy tlm: no measurement)";
   TLM_USER_CHECK(o.batch >= 1) << "tune: --batch must be >= 1";
   run.hw = detect_hardware();
   run.hw_key = hardware_key(run.hw);
-  set_halide_threads(run.hw);
   host_target();  // fixes the target before any fork
   run.report.strategy = o.strategy;
   run.report.hardware = run.hw_key;
 
+  if (run.strategy.name == "tlm") {
+    set_model_threads(compute_threads());
+    run.lm = load_model_or_default(o.model_path);
+  }
   load_existing(run);
   prepare_tasks(run, p);
   warm_halide_jit();
   run.writer = std::make_unique<RecordWriter>(o.records_path);
-  if (run.strategy.kind == StrategyKind::Search)
+  if (zero)
+    zero_shot(run);
+  else if (run.strategy.kind == StrategyKind::Search)
     search(run);
   else
     autoschedule(run);
-  remeasure_and_pick(run);
+  if (!zero) remeasure_and_pick(run);
   for (TaskRun& t : run.tasks) run.report.tasks.push_back(t.result);
   std::sort(run.report.tasks.begin(), run.report.tasks.end(),
             [](const TaskResult& a, const TaskResult& b) { return a.task_id < b.task_id; });

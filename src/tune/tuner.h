@@ -5,7 +5,7 @@
 //     1. load the records file (if any) and keep this hardware's records: already-measured
 //        sentences are never measured again, and this strategy's count toward its budget
 //        (resume after a kill -9 loses at most the candidate in flight);
-//     2. make a TaskBench per task (reference outputs from the interpreter);
+//     2. make a TaskHarness per task (reference outputs from the interpreter);
 //     3. search strategies: the task scheduler (tune/scheduler.h) picks a task, the policy
 //        (tune/search.h) proposes a batch, each candidate is measured in a worker and appended
 //        (fsync'd) to the records, until trials_per_task x tasks measurements exist;
@@ -13,9 +13,12 @@
 //     4. re-measure the best few programs of each task with more repeats ("S/remeasure"
 //        records); a task's final best is the lowest re-measured latency (autoscheduled
 //        programs are timed with those repeats in step 3 and not re-run);
-//     5. compile the model with every task's best program through the runtime's schedule hook,
-//        verify it against the interpreter and time it, next to the default schedules.
-//   strategies()                the --strategy table: random, evolutionary, halide-*
+//     5. compile the model with every task's best program through the runtime's schedule hook
+//        (measure/recorded_schedules.h), verify it against the interpreter and time it, next to
+//        the default schedules. For Halide strategies this runs in a worker under the
+//        autoscheduler's deadline (compiling re-runs the autoscheduler); if it fails, their
+//        tasks fall back to the default schedule with a note and the tune still finishes.
+//   strategies()                the --strategy table: random, evolutionary, tlm, halide-*
 //   TuneReport::table()         the final table (per-task best, end-to-end, measurements, time)
 //
 // Budget: trials_per_task x (tuned tasks) distinct sentences of this strategy in the records
@@ -27,8 +30,9 @@
 #include <string>
 #include <vector>
 
+#include "measure/harness.h"
 #include "partition/partition.h"
-#include "tune/bench.h"
+#include "tune/lm_search.h"
 #include "tune/scheduler.h"
 #include "tune/search.h"
 
@@ -57,6 +61,8 @@ struct TuneOptions {
   int remeasure_repeats = 15;  // timing samples of a re-measurement
   MeasureOptions measure;
   EvolutionOptions evolution;
+  std::string model_path;     // `tlm` strategy: the checkpoint ("": the shipped one)
+  LmSearchOptions lm_search;  // `tlm` strategy: sampling
   SchedulerOptions scheduler;
   bool progress = true;  // progress line on stderr
   // End to end: compile the model with the best programs, verify, time. model_inputs are the
@@ -102,16 +108,5 @@ struct TuneReport {
 };
 
 TuneReport tune_model(const Graph& g, const Partition& p, const TuneOptions& o);
-
-// A schedule hook for compile_model (runtime/executor.h) that applies, per task id, the best
-// program of `best` (sentences of the task on this hardware, or autoscheduler markers); tasks
-// without one get the default schedule. `tasks` gives the subgraphs by task id.
-using ScheduleHook = std::function<void(int task_id, LoweredTask&)>;
-ScheduleHook best_schedule_hook(const Partition& p, const std::vector<std::string>& best,
-                                const HardwareInfo& hw);
-
-// Makes sure HL_NUM_THREADS is set (to the cores this process may use, unless the user set it)
-// before Halide's thread pool first starts; returns the value in effect.
-int set_halide_threads(const HardwareInfo& hw);
 
 }  // namespace tlm

@@ -5,16 +5,10 @@
 #include <cmath>
 #include <limits>
 
+#include "support/hash.h"
+
 namespace tlm::zoo {
 namespace {
-
-// SplitMix64 finalizer: decorrelates the per-tensor seeds of consecutive draws.
-uint64_t mix(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
 
 std::vector<int64_t> ones(size_t n) { return std::vector<int64_t>(n, 1); }
 
@@ -36,7 +30,7 @@ ValueId uniform(ModelBuilder& b, const std::string& name, const Shape& shape, do
     TLM_USER_ERROR() << "zoo model " << b.g.name << ": weights pass " << (kMaxWeightBytes >> 30)
                      << " GiB at " << name << " " << shape_str(shape)
                      << "; choose smaller parameters (vocab, hidden, ff, layers, classes, fc)";
-  uint64_t s = mix(mix(b.seed) + b.drawn++);
+  uint64_t s = splitmix64(splitmix64(b.seed) + b.drawn++);
   return b.g.add_constant(name, random_tensor(DType::F32, shape, s, lo, hi));
 }
 

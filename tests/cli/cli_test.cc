@@ -12,6 +12,7 @@
 #include <random>
 #include <string>
 
+#include "testing/run_tlm.h"
 #include "frontend/onnx_import.h"
 #include "frontend/tensor_proto.h"
 #include "graph/interpreter.h"
@@ -20,23 +21,8 @@
 namespace tlm {
 namespace {
 
-struct Result {
-  int code = -1;       // exit code; -1 when the process did not exit normally
-  std::string output;  // stdout and stderr together
-};
-
-Result run_tlm(const std::string& args) {
-  std::string cmd = std::string(TLM_BINARY_DIR) + "/tlm " + args + " 2>&1";
-  Result r;
-  FILE* f = popen(cmd.c_str(), "r");
-  if (!f) return r;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, f)) > 0) r.output.append(buf, n);
-  int status = pclose(f);
-  if (WIFEXITED(status)) r.code = WEXITSTATUS(status);
-  return r;
-}
+using testing::Result;
+using testing::run_tlm;
 
 // A fresh directory per test binary run for model and tensor files.
 const std::string& temp_dir() {
@@ -278,6 +264,19 @@ TEST(CliRun, InputOutputRoundTripMatchesInterpreter) {
   std::vector<Tensor> want = interpret(g, {x});
   ASSERT_EQ(y.shape(), (Shape{2, 2, 8, 8}));
   EXPECT_LE(max_rel_violation(y, want[0], 1e-4, 1e-4), 1.0);
+}
+
+// The tuning commands' flags (moved from the tune tests: the CLI is tested through the binary).
+TEST(CliTest, TuneMeasureCompileRejectBadFlags) {
+  const std::string records = temp_dir() + "/bad_flags.jsonl";
+  Result r = run_tlm("tune resnet18 --strategy annealing --records " + records);
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.output.find("unknown strategy 'annealing'"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("evolutionary"), std::string::npos) << r.output;
+  EXPECT_EQ(run_tlm("tune resnet18 --strategy random").code, 1);  // --records missing
+  EXPECT_EQ(run_tlm("tune resnet18 --records " + records + " --trials-per-task 0").code, 1);
+  EXPECT_EQ(run_tlm("measure /nonexistent/sentences.txt --records " + records).code, 1);
+  EXPECT_EQ(run_tlm("compile resnet18").code, 1);  // -o missing
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
 // tlm sample: deterministic for a seed (whatever the thread count), versioned manifest and
-// vocabulary, held-out tasks never in training data, sentences that parse back.
+// tokenizer, held-out tasks never in training data, sentences that parse back.
 #include "language/dataset.h"
 
 #include <gtest/gtest.h>
@@ -11,7 +11,7 @@
 
 #include "graph/passes.h"
 #include "language/sentence.h"
-#include "language/vocab.h"
+#include "language/tokenizer.h"
 #include "language/workloads.h"
 #include "zoo/zoo.h"
 
@@ -55,10 +55,10 @@ SampleOptions small_options(const std::string& dir, uint64_t seed, int threads) 
   o.out_dir = dir;
   o.sentences = 1500;
   o.seed = seed;
-  o.threads = threads;
+  o.jobs = threads;
   o.workloads = {"bert-tiny:seq=32", "dcgan:image=32"};
   o.exclude_heldout = false;  // keeps the test fast; exclusion has its own test
-  o.hardware = "isa=avx2,cores=2,vec=8,l1=32k,l2=1m,l3=32m";
+  o.hardware = {"isa=avx2,cores=2,vec=8,l1=32k,l2=1m,l3=32m"};
   o.shard_lines = 400;
   o.progress = false;
   return o;
@@ -76,16 +76,21 @@ TEST(Dataset, SameSeedSameShardsWhateverTheThreads) {
   ASSERT_EQ(ma.shards.size(), 4u);
   for (size_t i = 0; i < ma.shards.size(); i++)
     EXPECT_EQ(slurp(ma.shards[i]), slurp(mb.shards[i])) << ma.shards[i];
-  EXPECT_EQ(slurp(ma.vocab), slurp(mb.vocab));
+  EXPECT_EQ(slurp(ma.tokenizer), slurp(mb.tokenizer));
   EXPECT_NE(lines_of(ma), lines_of(mc)) << "another seed should give other sentences";
 
-  // Every line is a distinct canonical sentence whose tokens the vocabulary knows.
+  // Every line is a distinct canonical sentence that the tokenizer encodes without <unk> and
+  // decodes back.
   std::vector<std::string> lines = lines_of(ma);
   ASSERT_EQ(lines.size(), 1500u);
   EXPECT_EQ(std::set<std::string>(lines.begin(), lines.end()).size(), lines.size());
-  Vocab v = load_vocab(ma.vocab);
-  for (const std::string& l : lines)
-    for (int id : v.encode(split_tokens(l))) ASSERT_NE(id, kUnkId) << l;
+  Tokenizer v = load_tokenizer(ma.tokenizer);
+  for (const std::string& l : lines) {
+    std::vector<int> ids = v.encode(split_tokens(l));
+    for (int id : ids) ASSERT_NE(id, kUnkId) << l;
+    ASSERT_EQ(join_tokens(v.decode(ids)), l);
+    ASSERT_LE((int64_t)ids.size() + 2, ma.max_model_tokens) << l;
+  }
   for (size_t i = 0; i < lines.size(); i += 97) {
     ParsedSentence ps = parse_sentence(lines[i]);
     EXPECT_EQ(ps.sentence.to_text(), lines[i]);

@@ -4,7 +4,7 @@
 #include <regex>
 #include <set>
 
-#include "space/known_programs.h"
+#include "fixtures/known_programs.h"
 #include "space/space_cases.h"
 
 namespace tlm::testing_space {
@@ -112,12 +112,12 @@ TEST(Space, BadProgramsAndForeignTasksAreUserErrors) {
   EXPECT_THROW(apply_program(other, space, good), UserError);
 }
 
-
 TEST(Space, FastStructuresArePointsOfTheSpace) {
   HardwareInfo hw = detect_hardware();
   {
     TaskSpace space = build_space(lower_subgraph(matmul_subgraph(1024, 1024, 1024)), hw);
-    EXPECT_TRUE(is_valid_program(space, Program{kMatmul1024Program})) << program_str(space, {kMatmul1024Program});
+    EXPECT_TRUE(is_valid_program(space, Program{kMatmul1024Program}))
+        << program_str(space, {kMatmul1024Program});
     LoweredTask t = lower_subgraph(matmul_subgraph(1024, 1024, 1024));
     apply_program(t, space, Program{kMatmul1024Program});
     std::string nest = normalized_nest(t);
@@ -133,7 +133,8 @@ TEST(Space, FastStructuresArePointsOfTheSpace) {
   {
     Subgraph sub = resnet50_conv3x3_subgraph();
     TaskSpace space = build_space(lower_subgraph(sub), hw);
-    ASSERT_TRUE(is_valid_program(space, Program{kConv3x3Program})) << program_str(space, {kConv3x3Program});
+    ASSERT_TRUE(is_valid_program(space, Program{kConv3x3Program}))
+        << program_str(space, {kConv3x3Program});
     LoweredTask t = lower_subgraph(sub);
     apply_program(t, space, Program{kConv3x3Program});
     std::vector<Tensor> inputs = random_inputs(sub, 5);

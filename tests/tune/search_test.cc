@@ -6,20 +6,20 @@
 #include <random>
 #include <set>
 
+#include "fixtures/task_cases.h"
+#include "space/features.h"
 #include "tune/cost_model.h"
-#include "tune/features.h"
 #include "tune/scheduler.h"
-#include "tune/tune_cases.h"
 
 namespace tlm::testing_tune {
 namespace {
 
 struct Spaces {
-  std::unique_ptr<TaskBench> matmul, conv;
+  std::unique_ptr<TaskHarness> matmul, conv;
   Spaces() {
     HardwareInfo hw = detect_hardware();
-    matmul = make_task_bench(only_task(matmul_graph()), hw, "unit");
-    conv = make_task_bench(only_task(conv_graph()), hw, "unit");
+    matmul = make_task_harness(only_task(matmul_graph()), hw, "unit");
+    conv = make_task_harness(only_task(conv_graph()), hw, "unit");
   }
 };
 const Spaces& spaces() {
@@ -29,7 +29,7 @@ const Spaces& spaces() {
 
 TEST(GeneticOperators, ChildrenAreValidAndDiffer) {
   std::mt19937_64 rng(11);
-  for (const TaskBench* b : {spaces().matmul.get(), spaces().conv.get()}) {
+  for (const TaskHarness* b : {spaces().matmul.get(), spaces().conv.get()}) {
     const TaskSpace& space = b->space;
     int mutated_differ = 0, crossed_differ = 0;
     for (int i = 0; i < 100; i++) {
@@ -66,9 +66,9 @@ TEST(Sampling, UnseenSamplesAreNewAndExhaustionIsDetected) {
   Graph g;  // an elementwise task: a tiny space
   ValueId x = g.add_input("x", DType::F32, {2, 3});
   g.mark_output(g.add(Op::Relu, {x}));
-  std::unique_ptr<TaskBench> b = make_task_bench(only_task(g), detect_hardware(), "unit");
+  std::unique_ptr<TaskHarness> b = make_task_harness(only_task(g), detect_hardware(), "unit");
   TaskSearch t;
-  t.bench = b.get();
+  t.harness = b.get();
   std::mt19937_64 rng(3);
   std::set<std::vector<int64_t>> got;
   for (int round = 0; round < 100 && !t.exhausted; round++)
@@ -83,7 +83,7 @@ TEST(Sampling, UnseenSamplesAreNewAndExhaustionIsDetected) {
 
 TEST(Features, FixedLengthAndFinite) {
   std::mt19937_64 rng(5);
-  for (const TaskBench* b : {spaces().matmul.get(), spaces().conv.get()}) {
+  for (const TaskHarness* b : {spaces().matmul.get(), spaces().conv.get()}) {
     size_t n = feature_count(b->space);
     EXPECT_GT(n, 15u);
     std::set<std::vector<float>> distinct;

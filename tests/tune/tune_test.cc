@@ -9,10 +9,9 @@
 #include <random>
 #include <set>
 
-#include "cli/cli.h"
+#include "fixtures/task_cases.h"
+#include "measure/sentence_file.h"
 #include "measure/worker.h"
-#include "tune/measure_file.h"
-#include "tune/tune_cases.h"
 #include "tune/tuner.h"
 
 namespace tlm::testing_tune {
@@ -146,7 +145,7 @@ TEST(Tune, HalideAutoschedulersOnMatmulAndConv) {
   setenv("HL_BEAM_SIZE", "1", 1);
   HardwareInfo hw = detect_hardware();
   for (Graph g : {matmul_graph(), conv_graph()}) {
-    std::unique_ptr<TaskBench> b = make_task_bench(only_task(g), hw, "unit");
+    std::unique_ptr<TaskHarness> b = make_task_harness(only_task(g), hw, "unit");
     for (const HalideAutoschedulerInfo& a : halide_autoschedulers()) {
       SCOPED_TRACE(std::string(a.strategy) + " on " + b->sub.kind);
       MeasureRecord r = measure_candidate(*b, autoscheduler_candidate(a.which), fast_measure());
@@ -216,8 +215,8 @@ TEST(Tune, TunedModelIsVerifiedEndToEnd) {
 
 TEST(MeasureFile, MeasuresSentencesOnceAndRejectsGarbage) {
   TempFile sentences("sentences"), records("measure_records");
-  std::unique_ptr<TaskBench> b =
-      make_task_bench(only_task(matmul_graph()), detect_hardware(), "unit");
+  std::unique_ptr<TaskHarness> b =
+      make_task_harness(only_task(matmul_graph()), detect_hardware(), "unit");
   std::mt19937_64 rng(4);
   {
     std::ofstream out(sentences.path());
@@ -245,36 +244,6 @@ TEST(MeasureFile, MeasuresSentencesOnceAndRejectsGarbage) {
   MeasureFileReport again = measure_sentence_file(o);
   EXPECT_EQ(again.measured, 0);
   EXPECT_EQ(again.already, 2);
-}
-
-int cli(std::vector<std::string> args) {
-  args.insert(args.begin(), "tlm");
-  std::vector<char*> argv;
-  for (std::string& a : args) argv.push_back(a.data());
-  return run_cli((int)argv.size(), argv.data());
-}
-
-TEST(TuneCli, RejectsBadFlags) {
-  TempFile f("cli");
-  ::testing::internal::CaptureStderr();
-  int code = cli({"tune", "resnet18", "--strategy", "annealing", "--records", f.path()});
-  std::string err = ::testing::internal::GetCapturedStderr();
-  EXPECT_EQ(code, 1);
-  EXPECT_NE(err.find("unknown strategy 'annealing'"), std::string::npos) << err;
-  EXPECT_NE(err.find("evolutionary"), std::string::npos) << err;
-
-  ::testing::internal::CaptureStderr();
-  EXPECT_EQ(cli({"tune", "resnet18", "--strategy", "random"}), 1);  // --records missing
-  ::testing::internal::GetCapturedStderr();
-  ::testing::internal::CaptureStderr();
-  EXPECT_EQ(cli({"tune", "resnet18", "--records", f.path(), "--trials-per-task", "0"}), 1);
-  ::testing::internal::GetCapturedStderr();
-  ::testing::internal::CaptureStderr();
-  EXPECT_EQ(cli({"measure", "/nonexistent/sentences.txt", "--records", f.path()}), 1);
-  ::testing::internal::GetCapturedStderr();
-  ::testing::internal::CaptureStderr();
-  EXPECT_EQ(cli({"compile", "resnet18"}), 1);  // -o missing
-  ::testing::internal::GetCapturedStderr();
 }
 
 }  // namespace

@@ -1,0 +1,106 @@
+// `tlm generate MODEL --task ID -n K`: programs for one task of a model, written by the language
+// model under the space's constraints (model/generate.h), printed as sentences (one per line, so
+// `tlm measure` and `tlm show` read them). Every sentence is parsed back and re-validated before
+// it is printed.
+#include <cstdio>
+#include <fstream>
+#include <memory>
+
+#include "cli/commands.h"
+#include "cli/flags.h"
+#include "cli/model_source.h"
+#include "model/generate.h"
+#include "model/tlm_model.h"
+#include "partition/partition.h"
+#include "support/threads.h"
+
+namespace tlm {
+namespace {
+
+struct GenerateCliOptions {
+  std::string model;
+  std::vector<std::string> dims;
+  uint64_t seed = 0;
+  int task = -1;
+  std::string checkpoint;
+  std::string out;       // empty: stdout
+  std::string hardware;  // empty: this machine
+  GenerateOptions gen;
+};
+
+int run_generate(GenerateCliOptions& o) {
+  set_model_threads(compute_threads());
+  TlmModel m = load_model_or_default(o.checkpoint);
+  Graph g = load_model(o.model, parse_dims(o.dims), o.seed);
+  Partition p = partition_graph(g);
+  const Task* task = nullptr;
+  for (const Task& t : p.tasks)
+    if (t.id == o.task) task = &t;
+  TLM_USER_CHECK(task) << "generate: the model has no task " << o.task << " (it has "
+                       << p.tasks.size() << " tasks; `tlm extract` lists them)";
+  HardwareInfo hw = o.hardware.empty() ? detect_hardware() : parse_hardware_key(o.hardware);
+  LoweredTask lt = lower_subgraph(task->sub);
+  TaskSpace space = build_space(lt, hw);
+  TaskPrinter printer(task->sub, hw, space);
+  o.gen.seed = o.seed;
+  GenerateStats st;
+  std::vector<GeneratedProgram> progs = generate_programs(*m.lm, m.tok, printer, o.gen, &st);
+
+  std::ofstream file;
+  if (!o.out.empty()) {
+    file.open(o.out);
+    TLM_USER_CHECK(file.good()) << "generate: cannot write " << o.out;
+  }
+  int valid = 0;
+  for (const GeneratedProgram& gp : progs) {
+    std::string text = printer.text(gp.program);
+    ParsedSentence ps = parse_sentence(text);  // throws if the sentence were not valid
+    valid += ps.program == gp.program;
+    if (file.is_open())
+      file << text << "\n";
+    else
+      std::printf("%s\n", text.c_str());
+  }
+  std::fprintf(stderr,
+               "generate: task %d (%s) on %s: %zu programs (%d valid) from %lld decoded "
+               "sequences (%lld duplicates) in %.2f s = %.1f programs/s; checkpoint %s\n",
+               o.task, task->sub.kind.c_str(), hardware_key(hw).c_str(), progs.size(), valid,
+               (long long)st.sequences, (long long)st.duplicates, st.seconds,
+               st.seconds > 0 ? progs.size() / st.seconds : 0.0, m.info.loaded_from.c_str());
+  return valid == (int)progs.size() ? 0 : 1;
+}
+
+}  // namespace
+
+Command add_generate_command(CLI::App& app) {
+  auto o = std::make_shared<GenerateCliOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "generate",
+      "write programs for one task with the language model (always valid: every value is "
+      "chosen among the space's options) and print them as sentences");
+  add_model_flags(cmd, &o->model, &o->dims, &o->seed, "seed of the weights and of sampling");
+  cmd->add_option("--task", o->task, "task id (`tlm extract MODEL` lists them)")->required();
+  cmd->add_option("-n", o->gen.n, "distinct programs to write")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1000000));
+  cmd->add_option("--model", o->checkpoint,
+                  "language-model checkpoint (default: the shipped models/tlm.ckpt)");
+  cmd->add_option("--batch", o->gen.batch, "sequences decoded together")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 4096));
+  cmd->add_option("--temperature", o->gen.temperature, "sampling temperature")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--top-k", o->gen.top_k, "sample among the k most likely values (0: all)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--beam", o->gen.beam,
+                  "beam search of this width instead of sampling (1: greedy, the most likely "
+                  "program)")
+      ->check(CLI::Range(1, 4096));
+  cmd->add_option("--hardware", o->hardware, "hardware key to write for (default: this machine)");
+  cmd->add_option("-o,--out", o->out, "write the sentences to this file instead of stdout");
+  return {cmd, [o] { return run_generate(*o); }};
+}
+
+}  // namespace tlm

@@ -1,0 +1,69 @@
+#include "model/tlm_model.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <climits>
+
+#include "language/sentence.h"
+#include "support/error.h"
+
+namespace tlm {
+namespace {
+
+bool exists(const std::string& p) {
+  struct stat st;
+  return ::stat(p.c_str(), &st) == 0;
+}
+
+std::string dirname_of(const std::string& p) {
+  size_t s = p.rfind('/');
+  return s == std::string::npos ? "." : p.substr(0, s);
+}
+
+}  // namespace
+
+TlmModel load_tlm_model(const std::string& path) {
+  TlmModel m;
+  m.lm = LanguageModel::load(path, &m.info);
+  TLM_USER_CHECK(m.info.extra.is_object() && m.info.extra.contains("tokenizer"))
+      << "checkpoint " << path << " carries no tokenizer (not written by `tlm train`)";
+  TLM_USER_CHECK(m.info.language_version == kLanguageVersion)
+      << "checkpoint " << path << " was trained on tensor-language version "
+      << m.info.language_version << ", this build speaks version " << kLanguageVersion
+      << ": retrain it with " << kRetrainHint;
+  m.tok = Tokenizer::from_json(m.info.extra["tokenizer"], "the tokenizer of checkpoint " + path);
+  check_compatible(m.info, m.tok.hash(), kLanguageVersion, kRetrainHint);
+  TLM_USER_CHECK(m.tok.size() == m.lm->config().vocab_size)
+      << "checkpoint " << path << ": its tokenizer has " << m.tok.size() << " tokens but the model "
+      << m.lm->config().vocab_size << " (corrupt file?)";
+  return m;
+}
+
+std::string default_model_path() {
+  std::vector<std::string> candidates;
+  char exe[PATH_MAX];
+  ssize_t n = ::readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (n > 0) {
+    exe[n] = '\0';
+    std::string dir = dirname_of(exe);
+    candidates.push_back(dir + "/../models/tlm.ckpt");  // build/tlm
+    candidates.push_back(dir + "/models/tlm.ckpt");
+  }
+#ifdef TLM_SOURCE_DIR
+  candidates.push_back(std::string(TLM_SOURCE_DIR) + "/models/tlm.ckpt");
+#endif
+  for (const std::string& c : candidates)
+    if (exists(c)) return c;
+  return "";
+}
+
+TlmModel load_model_or_default(const std::string& path) {
+  if (!path.empty()) return load_tlm_model(path);
+  std::string def = default_model_path();
+  TLM_USER_CHECK(!def.empty()) << "no language model: pass --model CKPT, or train one ("
+                               << kRetrainHint << ") and place it at models/tlm.ckpt";
+  return load_tlm_model(def);
+}
+
+}  // namespace tlm

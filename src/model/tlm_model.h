@@ -1,0 +1,36 @@
+// A tensor language model ready to use: the network, its tokenizer and what its checkpoint says.
+// A checkpoint written by `tlm train` carries its tokenizer (CheckpointInfo::extra["tokenizer"]),
+// so it is self-contained.
+//
+//   load_tlm_model(path)   UserError, one message, for: a missing, truncated or foreign file; a
+//                          checkpoint of another tensor-language version or another tokenizer
+//                          (saying what to re-run)
+//   default_model_path()   the checkpoint shipped in the repository (models/tlm.ckpt), found from
+//                          the executable's location (build/tlm -> ../models) or the source tree;
+//                          "" when there is none
+//   kRetrainHint           what to run when a checkpoint no longer matches the language
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "language/tokenizer.h"
+#include "model/lm.h"
+
+namespace tlm {
+
+constexpr const char* kRetrainHint =
+    "`tlm sample --out DIR` and `tlm train --data DIR -o CKPT` with this build";
+
+struct TlmModel {
+  std::unique_ptr<LanguageModel> lm;
+  Tokenizer tok;
+  CheckpointInfo info;
+};
+
+TlmModel load_tlm_model(const std::string& path);
+std::string default_model_path();
+// `path` if given, else the shipped checkpoint; UserError when neither exists.
+TlmModel load_model_or_default(const std::string& path);
+
+}  // namespace tlm

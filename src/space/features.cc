@@ -1,0 +1,129 @@
+// program_features: one pass over the slots, each adding what its step kind's Features row says
+// (the per-slot numbers and the tile factors of the tiled stage); the derived features come from
+// those factors at the end.
+#include "space/features.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+
+#include "space/space_internal.h"
+#include "support/error.h"
+
+namespace tlm {
+namespace space_detail {
+
+float lg(double x) { return (float)std::log2(std::max(1.0, x)); }
+
+// --- The Features column of the step table (steps.cc): per kind, how many numbers a slot adds,
+// and what it adds to the vector and to the derived quantities.
+int tile_feature_width(const Slot& s) { return s.arity + 1; }
+int one_feature(const Slot&) { return 1; }
+
+// log2 of each factor and of the outer extent they leave; the tiled stage's levels.
+void tile_features(const Slot& s, const int64_t* v, FeatureState& st) {
+  double rest = (double)s.extent;
+  for (int a = 0; a < s.arity; a++) {
+    st.f.push_back(lg((double)v[a]));
+    rest /= (double)v[a];
+  }
+  st.f.push_back(lg(rest));
+  if (s.stage != st.tiled_stage) return;
+  if (s.reduction)
+    st.rlv[s.var] = {lg(rest), lg((double)v[0])};
+  else if (s.arity == 3)
+    st.lv[s.var] = {lg(rest), lg((double)v[0]), lg((double)v[1]), lg((double)v[2])};
+  else
+    st.lv[s.var] = {lg(rest), 0, 0, lg((double)v[0])};
+}
+void vectorize_features(const Slot& s, const int64_t* v, FeatureState& st) {
+  st.f.push_back((float)v[0]);
+  if (s.stage == st.tiled_stage || s.stage + 1 == st.stages) st.vec_var = (int)v[0];
+}
+void parallel_features(const Slot&, const int64_t* v, FeatureState& st) {
+  st.f.push_back((float)v[0]);
+  st.parallel = (int)v[0];
+}
+void unroll_features(const Slot& s, const int64_t* v, FeatureState& st) {
+  st.f.push_back(lg(1.0 + (double)v[0]));
+  if (s.stage == st.tiled_stage) st.unroll = v[0];
+}
+void rfactor_features(const Slot&, const int64_t* v, FeatureState& st) {
+  st.f.push_back(lg(1.0 + (double)v[0]));
+}
+void pack_features(const Slot&, const int64_t* v, FeatureState& st) {
+  st.f.push_back((float)v[0]);
+  st.packs += v[0] != 0;
+}
+// ComputeAt, Order: the value itself.
+void value_feature(const Slot&, const int64_t* v, FeatureState& st) { st.f.push_back((float)v[0]); }
+
+}  // namespace space_detail
+
+namespace {
+
+using namespace space_detail;
+
+constexpr int kDerived = 15;  // the derived features appended after the per-slot ones
+
+// The stage whose tiles the derived features describe: the anchor (TiledAnchor) or the output.
+int tiled_stage(const TaskSpace& space) {
+  return space.rule == SpaceRule::TiledAnchor ? space.anchor : (int)space.stages.size() - 1;
+}
+
+}  // namespace
+
+size_t feature_count(const TaskSpace& space) {
+  size_t n = kDerived;
+  for (const Slot& s : space.slots) n += step_row(s.kind).feature_width(s);
+  return n;
+}
+
+std::vector<float> program_features(const TaskSpace& space, const Program& p) {
+  TLM_CHECK(p.values.size() == program_length(space))
+      << "program_features: " << p.values.size() << " values";
+  FeatureState st;
+  st.tiled_stage = tiled_stage(space);
+  st.stages = (int)space.stages.size();
+  const SpaceStage& tst = space.stages.at(st.tiled_stage);
+  // log2 of each level's factor per spatial var (S0 outermost .. S3 innermost) and per rdom dim
+  // (R0, R1); untiled dims keep their whole extent at the innermost level.
+  st.lv.assign(tst.extents.size(), {0, 0, 0, 0});
+  st.rlv.assign(tst.rextents.size(), {0, 0});
+  for (size_t i = 0; i < tst.extents.size(); i++) st.lv[i][3] = lg((double)tst.extents[i]);
+  for (size_t j = 0; j < tst.rextents.size(); j++) st.rlv[j][1] = lg((double)tst.rextents[j]);
+  st.f.reserve(feature_count(space));
+  size_t k = 0;
+  for (const Slot& s : space.slots) {
+    step_row(s.kind).features(s, &p.values[k], st);
+    k += s.arity;
+  }
+
+  std::vector<float>& f = st.f;
+  float level[4] = {0, 0, 0, 0}, rlevel[2] = {0, 0};
+  for (const auto& l : st.lv)
+    for (int i = 0; i < 4; i++) level[i] += l[i];
+  for (const auto& l : st.rlv)
+    for (int i = 0; i < 2; i++) rlevel[i] += l[i];
+  // Parallel loops: the p outermost S0 loops, outermost = the highest Halide var index among
+  // the tiled (extent > 1) vars.
+  float par = 0;
+  int taken = 0;
+  for (int i = (int)tst.extents.size() - 1; i >= 0 && taken < st.parallel; i--)
+    if (tst.extents[i] > 1) {
+      par += st.lv[i][0];
+      taken++;
+    }
+  float vec = 0;
+  if (st.vec_var >= 0 && st.vec_var < (int)st.lv.size())
+    vec = std::min(st.lv[st.vec_var][3], lg((double)tst.lanes));
+  const float bytes = 2;  // log2(4): f32 elements
+  f.insert(f.end(),
+           {level[0], level[1], level[2], level[3], rlevel[0], rlevel[1], par, (float)st.parallel,
+            vec, lg(1.0 + (double)st.unroll), (float)st.packs, level[3] + rlevel[1],
+            level[1] + level[2] + level[3] + bytes, level[2] + level[3] + bytes, level[3] + bytes});
+  TLM_CHECK(f.size() == feature_count(space)) << "feature count " << f.size();
+  return std::move(st.f);
+}
+
+}  // namespace tlm

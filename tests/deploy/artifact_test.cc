@@ -1,0 +1,81 @@
+// `tlm compile`: an artifact from records builds with the system compiler, and its runner
+// verifies the model against the interpreter's outputs.
+#include "deploy/artifact.h"
+
+#include <sys/stat.h>
+
+#include <cstdlib>
+#include <fstream>
+
+#include "fixtures/task_cases.h"
+#include "graph/interpreter.h"
+#include "measure/recorded_schedules.h"
+#include "tune/tuner.h"
+
+namespace tlm::testing_tune {
+namespace {
+
+bool exists(const std::string& path) {
+  struct stat st;
+  return ::stat(path.c_str(), &st) == 0;
+}
+
+TEST(Artifact, BuildsAndVerifiesWithRecordedPrograms) {
+  Graph g = tiny_model();
+  Partition p = partition_graph(g);
+  HardwareInfo hw = detect_hardware();
+  TempFile records("artifact");
+  TuneOptions o;
+  o.strategy = "random";
+  o.records_path = records.path();
+  o.trials_per_task = 2;
+  o.batch = 2;
+  o.remeasure_top = 0;
+  o.measure = fast_measure();
+  o.progress = false;
+  TuneReport tuned = tune_model(g, p, o);
+  std::vector<std::string> best = best_sentences_from_records(p, records.path(), hardware_key(hw));
+  ASSERT_EQ(best.size(), p.tasks.size());
+  int recorded = 0;
+  for (const std::string& s : best) recorded += !s.empty();
+  EXPECT_EQ(recorded, (int)p.tasks.size()) << tuned.table();
+
+  ArtifactOptions ao;
+  ao.dir = std::string(std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp") +
+           "/tlm_tune_artifact_" + std::to_string(getpid());
+  ao.model_name = "tiny";
+  ao.best = best;
+  ao.inputs = {random_tensor(DType::F32, {1, 4, 8, 8}, 3)};
+  ao.expected = interpret(g, ao.inputs);
+  ArtifactReport r = emit_artifact(g, p, hw, ao);
+  EXPECT_EQ(r.tasks, (int)p.tasks.size());
+  EXPECT_EQ(r.tuned_tasks, recorded);
+  EXPECT_GT(r.weight_bytes, 0);
+  for (const char* f : {"model.h", "model.cc", "main.cc", "build.sh", "runtime.o", "weights.bin",
+                        "input_0.bin", "expected_0.bin", "HalideRuntime.h"})
+    EXPECT_TRUE(exists(ao.dir + "/" + f)) << f;
+  for (const Task& t : p.tasks)
+    EXPECT_TRUE(exists(ao.dir + "/task_" + std::to_string(t.id) + ".o")) << t.id;
+
+  ::testing::internal::CaptureStdout();
+  int code = build_and_verify_artifact(ao.dir);
+  std::string out = ::testing::internal::GetCapturedStdout();
+  EXPECT_EQ(code, 0) << out;
+  EXPECT_TRUE(exists(ao.dir + "/runner"));
+
+  // A wrong expected output makes the runner fail.
+  Tensor wrong = ao.expected[0];
+  wrong.data<float>()[0] += 1.0f;
+  {
+    std::ofstream f(ao.dir + "/expected_0.bin", std::ios::binary);
+    f.write(reinterpret_cast<const char*>(wrong.raw()), (std::streamsize)wrong.nbytes());
+  }
+  ::testing::internal::CaptureStdout();
+  code = std::system(("'" + ao.dir + "/runner' '" + ao.dir + "' 1 > /dev/null").c_str());
+  ::testing::internal::GetCapturedStdout();
+  EXPECT_NE(code, 0);
+  std::system(("rm -rf '" + ao.dir + "'").c_str());
+}
+
+}  // namespace
+}  // namespace tlm::testing_tune
