@@ -4,7 +4,8 @@
 //   OMP_WAIT_POLICY=PASSIVE     libgomp's spinning barriers make the language model up to ~50x
 //                               slower when the cores are shared with measurement or compiles
 //   OPENBLAS_CORETYPE=SkylakeX  OpenBLAS 0.3.21 misdetects AVX-512 Xeons (only where avx512f is)
-// A variable the user set is left alone.
+// A variable the user set is left alone. Loading libtorch itself costs ~0.5-1 s at every start
+// (linked into the binary); loading the model library on demand would remove that.
 #include <unistd.h>
 
 #include <cstdlib>
@@ -24,7 +25,17 @@ bool cpu_has_avx512f() {
   return false;
 }
 
-void settle_environment(char** argv) {
+// Only the commands that run the language model need it (re-executing costs a second: libtorch
+// loads twice).
+bool runs_language_model(int argc, char** argv) {
+  for (int i = 1; i < argc; i++)
+    for (const char* cmd : {"train", "generate", "tune"})
+      if (std::strcmp(argv[i], cmd) == 0) return true;
+  return false;
+}
+
+void settle_environment(int argc, char** argv) {
+  if (!runs_language_model(argc, argv)) return;
   bool changed = false;
   if (!std::getenv("OMP_WAIT_POLICY")) {
     setenv("OMP_WAIT_POLICY", "PASSIVE", 1);
@@ -43,6 +54,6 @@ void settle_environment(char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  settle_environment(argv);
+  settle_environment(argc, argv);
   return tlm::run_cli(argc, argv);
 }

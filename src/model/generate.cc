@@ -95,6 +95,8 @@ size_t sample_index(const std::vector<double>& logp, int top_k, std::mt19937_64&
 using ChooseFn =
     std::function<std::vector<int>(const Slot&, int, const std::vector<float>& logp)>;
 
+// (The first feed -- the prompt and the first header, the same for every row -- is computed once
+// and copied to every row by the session.)
 void decode_slots(DecodeSession& sess, const TaskSpace& space, const TaskTokens& tt,
                   const ChooseFn& choose) {
   std::vector<int> pending = tt.prompt;
