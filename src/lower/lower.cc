@@ -2,8 +2,8 @@
 // bounds and dense strides), one table row per Op (lower_<Op> in the family files), the output
 // copy stage, halide_view, JIT compilation and running, and the host target.
 //
-// Knobs read: HL_NUM_THREADS (Halide's thread pool size; host_target() sets it to the core count
-// when unset).
+// Knobs: none of its own; host_target() exports the one threads knob (support/threads.h) to
+// Halide's thread pool before its first use.
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>

@@ -96,7 +96,8 @@ class CompiledTask {
 CompiledTask compile_task(const LoweredTask& t, const Halide::Target& target);
 
 // The target tlm compiles for: the host, with its vector ISA features (AVX-512 where the CPU has
-// it). The first call also fixes Halide's thread pool size: HL_NUM_THREADS if set, else all cores.
+// it). The first call also fixes Halide's thread pool size: export_halide_threads()
+// (support/threads.h).
 Halide::Target host_target();
 
 }  // namespace tlm

@@ -11,8 +11,8 @@
 //   CompiledModel::time(...)   warm-up runs, then `repeat` timed runs: median end-to-end and
 //                              median per-instance latency.
 //
-// Knobs: CompileOptions (below). Halide's own thread pool size comes from HL_NUM_THREADS, which
-// must be set before the first Halide call (the CLI does it for --threads).
+// Knobs: CompileOptions (below). Halide's own thread pool size is compute_threads()
+// (support/threads.h, the one threads knob), fixed at the first Halide call.
 #pragma once
 
 #include <functional>

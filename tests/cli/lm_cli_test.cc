@@ -3,6 +3,7 @@
 // garbage, truncated) is one message and exit code 1.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -21,14 +22,19 @@ namespace fs = std::filesystem;
 using testing::Result;
 using testing::run_tlm;
 
+// Per process (ctest runs each test in its own process, two at a time), removed at exit.
+struct TempDir {
+  std::string path;
+  TempDir() : path(std::string(TLM_BINARY_DIR) + "/lm_cli_test_" + std::to_string(getpid())) {
+    fs::remove_all(path);
+    fs::create_directories(path);
+  }
+  ~TempDir() { fs::remove_all(path); }
+};
+
 std::string dir() {
-  static std::string d = [] {
-    std::string p = std::string(TLM_BINARY_DIR) + "/lm_cli_test";
-    fs::remove_all(p);
-    fs::create_directories(p);
-    return p;
-  }();
-  return d;
+  static TempDir d;
+  return d.path;
 }
 
 // A small trained checkpoint, made once per test binary run.
@@ -98,7 +104,7 @@ TEST(LmCli, BadCheckpointsAreOneMessage) {
   EXPECT_EQ(g.code, 1);
   EXPECT_NE(g.output.find("garbage.ckpt"), std::string::npos) << g.output;
 
-  const std::string& ckpt = checkpoint();
+  const std::string ckpt = std::string(TLM_SOURCE_DIR) + "/models/tlm.ckpt";  // the shipped one
   const std::string cut = dir() + "/cut.ckpt";
   std::ifstream in(ckpt, std::ios::binary);
   std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());

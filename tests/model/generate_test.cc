@@ -1,8 +1,9 @@
-// Constrained generation: every generated program is valid (a property over tasks of every family
-// and both machine kinds, with an untrained model whose unconstrained choices are mostly
-// invalid); sampling is deterministic for a seed and de-duplicates; a beam as wide as a small
-// space finds exactly its most likely program, with the log-probability that full recomputation
-// gives; score_programs sees valid mass in [0, 1]; pre-training data marks exactly the values.
+// Constrained generation: every generated program is valid (a property over tasks of every family,
+// the held-out workloads' tasks and both machine kinds, with an untrained model whose unconstrained
+// choices are mostly invalid); sampling is deterministic for a seed and de-duplicates; a beam as
+// wide as a small space finds exactly its most likely program, with the log-probability that full
+// recomputation gives; score_programs sees valid mass in [0, 1]; pre-training data marks exactly
+// the values.
 #include "model/generate.h"
 
 #include <gtest/gtest.h>
@@ -89,6 +90,28 @@ TEST(Generate, EveryProgramIsValidOnEveryTaskKind) {
     }
   EXPECT_GE(kinds.size(), 15u);
   EXPECT_GT(programs, 60);
+}
+
+// The held-out workloads' tasks (never in training data) at their real shapes: sentences of up to
+// ~250 model tokens, tile extents above 999 (GPT-2's 50257-wide logits), 3-D convolutions.
+TEST(Generate, EveryProgramIsValidOnHeldOutTasks) {
+  const Fixture& f = fixture();
+  int programs = 0;
+  for (const std::string& spec : heldout_workloads()) {
+    std::vector<Subgraph> tasks = workload_tasks(spec);
+    for (size_t i : {size_t(0), tasks.size() / 2, tasks.size() - 1}) {
+      auto c = task_case(tasks[i], avx512());
+      GenerateOptions o;
+      o.n = 2;
+      o.batch = 2;
+      for (const GeneratedProgram& g : generate_programs(*f.lm, f.tok, *c->printer, o)) {
+        ASSERT_TRUE(is_valid_program(c->space, g.program)) << spec << " " << tasks[i].kind;
+        EXPECT_EQ(parse_sentence(c->printer->text(g.program)).program, g.program);
+        programs++;
+      }
+    }
+  }
+  EXPECT_GE(programs, 20);
 }
 
 TEST(Generate, SamplingIsDeterministicAndDistinct) {
