@@ -23,6 +23,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <memory>
@@ -69,6 +70,7 @@ std::vector<std::vector<int64_t>> neighbours(const TaskSpace& space,
 struct KernelResult {
   std::string name;
   double flops = 0;
+  double peer_gflops = 0;  // ONNX Runtime (MLAS) on the same kernel, this run; 0: not measured
   double start_gflops = 0, best_gflops = 0, best_spread = 0;
   int programs_measured = 0;  // measurements made (the finalists' repeats included)
   int failed = 0;             // of those, not error-free (wrong results included)
@@ -83,6 +85,26 @@ int g_threads = 1;
 void remeasure_peak() {
   bench::PeakResult p = bench::measure_fp32_peak(g_threads, 5);
   g_peak_gflops = std::max(g_peak_gflops, p.max_gflops);
+}
+
+// The peer: bench/kernels_ort.py under `python` (bench/.venv/bin/python), the same kernel on the
+// same threads; its GFLOP/s. UserError when it fails or prints nothing for the kernel.
+std::string g_peer_python, g_peer_script;
+double measure_peer(const std::string& kernel) {
+  std::string cmd = g_peer_python + " " + g_peer_script + " --threads " +
+                    std::to_string(g_threads) + " --kernel " + kernel;
+  FILE* f = popen(cmd.c_str(), "r");
+  TLM_USER_CHECK(f) << "cannot run " << cmd;
+  char buf[512];
+  double gflops = 0;
+  while (std::fgets(buf, sizeof buf, f)) {
+    std::string line(buf);
+    if (line.rfind(kernel + ",", 0) == 0) gflops = std::stod(line.substr(line.rfind(',') + 1));
+  }
+  int status = pclose(f);
+  TLM_USER_CHECK(status == 0 && gflops > 0)
+      << "the ONNX Runtime peer failed (" << cmd << "); run bench/setup.sh first";
+  return gflops;
 }
 
 KernelResult climb(const Kernel& k, const HardwareInfo& hw, int rounds, int finalists) {
@@ -140,6 +162,11 @@ KernelResult climb(const Kernel& k, const HardwareInfo& hw, int rounds, int fina
     for (int i = 0; i < 3; i++) repeats.push_back(f.second);
   remeasure_peak();
   std::vector<MeasureRecord> recs = measure(repeats);
+  if (!g_peer_python.empty()) {
+    r.peer_gflops = measure_peer(k.name);
+    std::fprintf(stderr, "[%s] ONNX Runtime (MLAS): %.1f GFLOP/s\n", k.name.c_str(),
+                 r.peer_gflops);
+  }
   remeasure_peak();
   double best_s = INFINITY;
   for (size_t f = 0; f < ranked.size(); f++) {
@@ -179,7 +206,22 @@ int run(int argc, char** argv) {
   std::vector<int64_t> start;
   app.add_option("--start", start, "start from this program (comma-separated values) instead")
       ->delimiter(',');
+  std::string peer;
+  app.add_option("--peer", peer,
+                 "python with onnxruntime (bench/.venv/bin/python): also time ONNX Runtime's MLAS "
+                 "on each kernel (bench/kernels_ort.py) between the kernel's peak measurements");
   CLI11_PARSE(app, argc, argv);
+  if (!out_dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(out_dir, ec);
+    TLM_USER_CHECK(!ec && std::filesystem::is_directory(out_dir))
+        << "--out " << out_dir << ": cannot create the directory (" << ec.message() << ")";
+  }
+  if (!peer.empty()) {
+    g_peer_python = peer;
+    g_peer_script = (std::filesystem::path(__FILE__).parent_path() / "kernels_ort.py").string();
+    TLM_USER_CHECK(std::filesystem::exists(g_peer_script)) << "missing " << g_peer_script;
+  }
 
   HardwareInfo hw = detect_hardware();
   export_halide_threads();
@@ -191,8 +233,8 @@ int run(int argc, char** argv) {
                threads, peak.max_gflops, peak.median_gflops, peak.lanes);
 
   std::vector<Kernel> kernels = {
-      {"matmul_1024", matmul_subgraph(1024, 1024, 1024), kMatmul1024Program},
-      {"resnet50_conv3x3", resnet50_conv3x3_subgraph(), kConv3x3Program},
+      {"matmul_1024", matmul_subgraph(1024, 1024, 1024), known_matmul1024_program(hw.isa)},
+      {"resnet50_conv3x3", resnet50_conv3x3_subgraph(), known_conv3x3_program(hw.isa)},
   };
   std::vector<KernelResult> results;
   if (!start.empty())
@@ -203,20 +245,28 @@ int run(int argc, char** argv) {
 
   std::string md =
       "| kernel | GFLOP | hand program GFLOP/s | best GFLOP/s | fraction of peak | spread | "
-      "measurements | failed (wrong results included) |\n|---|---|---|---|---|---|---|---|\n";
+      "ONNX Runtime (MLAS) GFLOP/s | tlm / MLAS | measurements | failed (wrong results "
+      "included) |\n|---|---|---|---|---|---|---|---|---|---|\n";
   std::string csv =
-      "kernel,gflop,peak_gflops,hand_gflops,best_gflops,fraction_of_peak,spread,measurements,"
-      "failed\n";
+      "kernel,gflop,peak_gflops,hand_gflops,best_gflops,fraction_of_peak,spread,peer_gflops,"
+      "measurements,failed\n";
   char line[512];
   for (const KernelResult& r : results) {
     double frac = r.best_gflops / g_peak_gflops;
-    std::snprintf(line, sizeof line, "| %s | %.2f | %.1f | %.1f | %.0f%% | %.1f%% | %d | %d |\n",
+    std::string peer_cells = "- | -";
+    if (r.peer_gflops > 0) {
+      std::snprintf(line, sizeof line, "%.1f | %.2fx", r.peer_gflops,
+                    r.best_gflops / r.peer_gflops);
+      peer_cells = line;
+    }
+    std::snprintf(line, sizeof line,
+                  "| %s | %.2f | %.1f | %.1f | %.0f%% | %.1f%% | %s | %d | %d |\n",
                   r.name.c_str(), r.flops * 1e-9, r.start_gflops, r.best_gflops, frac * 100,
-                  r.best_spread * 100, r.programs_measured, r.failed);
+                  r.best_spread * 100, peer_cells.c_str(), r.programs_measured, r.failed);
     md += line;
-    std::snprintf(line, sizeof line, "%s,%.4f,%.2f,%.2f,%.2f,%.4f,%.4f,%d,%d\n", r.name.c_str(),
-                  r.flops * 1e-9, g_peak_gflops, r.start_gflops, r.best_gflops, frac, r.best_spread,
-                  r.programs_measured, r.failed);
+    std::snprintf(line, sizeof line, "%s,%.4f,%.2f,%.2f,%.2f,%.4f,%.4f,%.2f,%d,%d\n",
+                  r.name.c_str(), r.flops * 1e-9, g_peak_gflops, r.start_gflops, r.best_gflops,
+                  frac, r.best_spread, r.peer_gflops, r.programs_measured, r.failed);
     csv += line;
   }
   std::snprintf(line, sizeof line,

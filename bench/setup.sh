@@ -16,7 +16,8 @@ fi
 if [[ ! -x bench/.venv/bin/python ]]; then
   /usr/bin/python3 -m venv --system-site-packages bench/.venv
 fi
-if ! bench/.venv/bin/python -c "import onnxruntime" 2>/dev/null; then
-  bench/.venv/bin/pip install -q onnxruntime
+if ! bench/.venv/bin/python -c "import onnxruntime, onnx" 2>/dev/null; then
+  # onnx (the Python package) only builds the kernel benchmark's one-node peer models.
+  bench/.venv/bin/pip install -q onnxruntime onnx
 fi
 bench/.venv/bin/python -c "import onnxruntime, torch, matplotlib; print('bench set up: onnxruntime', onnxruntime.__version__, '/ torch', torch.__version__)"

@@ -99,7 +99,9 @@ bool value_from_token(const Slot& slot, const int64_t* slot_values, int pos,
   } else if (!parse_int(token, &x) || x < -1 || x > kMaxPlainValue) {
     return false;  // larger values are spelled "/k" or "#i"
   }
-  if (slot.kind == StepKind::Tile && (x < 1 || rest_of(slot, slot_values, pos) % x)) return false;
+  // A plain tile factor need not divide the unpadded extent (after a Pad decision the chain
+  // divides the padded one); callers check every value against next_options().
+  if (slot.kind == StepKind::Tile && x < 1) return false;
   if (value_token(slot, slot_values, pos, x) != token) return false;  // canonical spelling only
   *v = x;
   return true;

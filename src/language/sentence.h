@@ -40,7 +40,7 @@ namespace tlm {
 
 // Bump when the grammar of sentences changes; vocabularies and datasets record it and readers
 // reject other versions.
-constexpr int kLanguageVersion = 2;  // 2: values above 999 spelled "/k" or "#i"
+constexpr int kLanguageVersion = 3;  // 2: values above 999 spelled "/k" or "#i"; 3: pad slots
 
 // The token that ends every slot header: the model predicts value tokens after it.
 constexpr const char* kArrow = "->";

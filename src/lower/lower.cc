@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
+#include <fstream>
 #include <mutex>
 #include <thread>
 
@@ -343,6 +344,21 @@ CompiledTask compile_task(const LoweredTask& t, const Halide::Target& target) {
   ct.target_ = target;
   ct.pipeline_.compile_jit(target);
   return ct;
+}
+
+void write_task_code(const LoweredTask& t, const Halide::Target& target,
+                     const std::string& prefix) {
+  Halide::Pipeline p(t.output());
+  std::vector<Halide::Argument> args(t.inputs.begin(), t.inputs.end());
+  std::string name = "task";
+  try {
+    p.compile_to_lowered_stmt(prefix + ".stmt", args, Halide::Text, target);
+    p.compile_to_assembly(prefix + ".s", args, name, target);
+  } catch (const Halide::CompileError& e) {
+    TLM_USER_ERROR() << "cannot write " << prefix << ".{stmt,s}: " << e.what();
+  }
+  std::ifstream probe(prefix + ".s");
+  TLM_USER_CHECK(probe.good()) << "cannot write " << prefix << ".s";
 }
 
 void CompiledTask::run(const std::vector<Halide::Buffer<>>& inputs, Halide::Buffer<>& output) {

@@ -95,6 +95,11 @@ class CompiledTask {
 // concurrently in separate threads.
 CompiledTask compile_task(const LoweredTask& t, const Halide::Target& target);
 
+// Writes what Halide makes of the (scheduled) task for `target`, for reading: the lowered
+// statement (`<prefix>.stmt`, loops and allocations after scheduling) and the assembly
+// (`<prefix>.s`). UserError when a file cannot be written.
+void write_task_code(const LoweredTask& t, const Halide::Target& target, const std::string& prefix);
+
 // The target tlm compiles for: the host, with its vector ISA features (AVX-512 where the CPU has
 // it). The first call also fixes Halide's thread pool size: export_halide_threads()
 // (support/threads.h).

@@ -13,7 +13,8 @@
 //   packs   operand.in(anchor) computed at root, inside the innermost loop of S0, S1 or R0, or
 //           inside all S2 loops but the innermost (a micro-panel for a row of register blocks);
 //           stored and copied with the dim the vector var indexes innermost, copy vectorized.
-// Every split is exact (tile factors are divisor chains), so no loop has a tail.
+// Every split is exact (tile factors are divisor chains), so no loop has a tail; except the
+// output's level-0 split of a padded var, whose last tile is shifted inwards (ShiftInwards).
 #include <algorithm>
 
 #include "space/space_internal.h"
@@ -138,7 +139,9 @@ void tile_output(TiledEmit& e) {
   for (int i : e.tiled)
     for (int l = 0; l < e.c; l++) {
       Var outer(nm("d", i, "s" + std::to_string(l))), in(nm("d", i, "i" + std::to_string(l)));
-      e.out.split(inner[i], outer, in, (int)span(e.ap, as, i, l + 1));
+      // Level 0 of a padded var: the tile need not divide the extent; the last one is shifted
+      // inwards (it recomputes part of its neighbour), so the accumulator's tile is constant.
+      e.out.split(inner[i], outer, in, (int)span(e.ap, as, i, l + 1), TailStrategy::ShiftInwards);
       e.lv[i].push_back(outer);
       inner[i] = in;
     }

@@ -16,7 +16,14 @@ std::string describe_tile(const TaskSpace&, const Slot& s, const int64_t* v) {
     out += (i ? " x " : "") + std::to_string(v[i]);
     inner *= v[i];
   }
-  return out + " [outer " + std::to_string(inner > 0 ? s.extent / inner : 0) + "]";
+  // A padded chain need not divide the extent: the last outer tile is shifted inwards.
+  return out + " [outer " + std::to_string(inner > 0 ? (s.extent + inner - 1) / inner : 0) + "]";
+}
+
+std::string describe_pad(const TaskSpace&, const Slot& s, const int64_t* v) {
+  if (v[0] <= 1) return "not padded";
+  return "tiled as " + std::to_string(round_up(s.extent, v[0])) + " (a multiple of " +
+         std::to_string(v[0]) + "; the last tile shifted inwards)";
 }
 
 std::string describe_compute_at(const TaskSpace&, const Slot&, const int64_t* v) {

@@ -55,6 +55,10 @@ void pack_features(const Slot&, const int64_t* v, FeatureState& st) {
   st.f.push_back((float)v[0]);
   st.packs += v[0] != 0;
 }
+// The fraction of the extent the padding adds (what the shifted last tile may recompute).
+void pad_features(const Slot& s, const int64_t* v, FeatureState& st) {
+  st.f.push_back((float)(round_up(s.extent, v[0]) - s.extent) / (float)s.extent);
+}
 // ComputeAt, Order: the value itself.
 void value_feature(const Slot&, const int64_t* v, FeatureState& st) { st.f.push_back((float)v[0]); }
 

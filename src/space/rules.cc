@@ -3,6 +3,9 @@
 //
 // TiledAnchor -- a conv / conv-transpose / gemm / matmul anchor whose output (the fused
 // elementwise epilogue) has the anchor's shape. Ansor's "multi-level tiling with fusion":
+//   pad     per spatial var whose extent has few useful divisors, the multiple its tile chain
+//           may round the extent up to (1: none); the output's outermost split then shifts the
+//           last tile inwards, so every tile keeps its full, constant size.
 //   tile    every spatial var of extent > 1 into 4 levels (3 inner factors: S0 S1 S2 S3) and
 //           every reduction dim of extent > 1 into 2 (1 inner factor: R0 R1); the loop nest is
 //           S0 S1 R0 S2 R1 S3 (SSRSRS). The output follows the same tiles down to the
@@ -107,9 +110,15 @@ std::string var_name(const SpaceStage& st, int i) { return st.name + ".d" + std:
 void tiled_anchor_slots(TaskSpace* space) {
   int a = space->anchor, out = (int)space->stages.size() - 1;
   const SpaceStage& st = space->stages[a];
-  for (int i = 0; i < (int)st.extents.size(); i++)
-    if (st.extents[i] > 1)
-      space->slots.push_back(tile_slot(a, var_name(st, i), i, false, st.extents[i], 3));
+  for (int i = 0; i < (int)st.extents.size(); i++) {
+    if (st.extents[i] <= 1) continue;
+    if (pad_options(st.extents[i]).size() > 1) {
+      Slot pad = slot(StepKind::Pad, a, var_name(st, i), i);
+      pad.extent = st.extents[i];
+      space->slots.push_back(pad);
+    }
+    space->slots.push_back(tile_slot(a, var_name(st, i), i, false, st.extents[i], 3));
+  }
   int tiled = 0;
   for (int64_t e : st.extents) tiled += e > 1;
   for (int j = 0; j < (int)st.rextents.size(); j++)

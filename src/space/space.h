@@ -12,7 +12,8 @@
 //                               (rfactor, where the Reused stages are computed) and injective
 //                               tasks.
 //   next_options(space, prefix) the valid values of the next position given the values before
-//                               it (tile factors divide what earlier factors left; compile-time
+//                               it (tile factors divide what earlier factors left of the var's
+//                               extent, or of its padded extent after a pad decision; compile-time
 //                               explosions are never offered). Sampling, the language model and
 //                               the search all choose through this one function, so everything
 //                               they produce is valid by construction.
@@ -45,8 +46,12 @@ enum class StepKind : uint8_t {
   RFactor,    // reductions: 0 = serial, f = split the innermost reduction loop by f and keep f
               // vectorized partial results (Halide rfactor)
   Order,      // loop order where it matters: which var's loop is innermost in a tile level
+  Pad,        // tile a var as if its extent were rounded up to a multiple m (1 = not padded), so
+              // extents without good divisors (7, 56, 1024 for 6-row blocks, 50257) get
+              // register- and vector-friendly tiles; the last tile is shifted inwards (it
+              // recomputes a little of its neighbour's) and the waste is bounded
 };
-constexpr int kStepKindCount = 8;
+constexpr int kStepKindCount = 9;
 
 // Which family of rules shaped a task's space.
 enum class SpaceRule : uint8_t {
@@ -60,7 +65,7 @@ struct Slot {
   int stage = -1;          // index into TaskSpace::stages (= LoweredTask::stages)
   int var = -1;            // pure var (Halide order), rdom dimension, or operand index (Pack)
   bool reduction = false;  // Tile: var indexes the rdom rather than the pure vars
-  int64_t extent = 0;      // Tile: the extent split
+  int64_t extent = 0;      // Tile: the extent split; Pad: the extent rounded up
   int arity = 1;           // values the slot takes (3 for a 4-level spatial tile)
   std::string subject;     // stable, human-readable name, e.g. "f1_conv.d0", "f1_conv.pack.in0_x"
 };
@@ -124,6 +129,12 @@ void apply_program(LoweredTask& task, const TaskSpace& space, const Program& p);
 // Ascending divisors of n (n >= 1): the options of a tile factor are the divisors of what the
 // earlier factors of its slot left.
 std::vector<int64_t> divisors(int64_t n);
+
+// The values of a Pad slot of a var of this extent: m = 1 (not padded) and each modulus m whose
+// rounded-up extent is new (not the extent, not reached by a smaller m) and wastes at most a
+// seventh of it (7 -> 8, 56 -> 64 and 1024 -> 1026 qualify; 7 -> 12 does not). A var gets a Pad
+// slot only when this offers more than m = 1.
+std::vector<int64_t> pad_options(int64_t extent);
 
 // Printing, for sentences and debugging.
 const char* step_kind_name(StepKind k);  // "tile", "compute_at", ...

@@ -42,6 +42,10 @@ enum PackLevel : int {
 // ComputeAt levels of the Rows rule. Reductions: root or tile; pure stages: inline, tile, root.
 enum RowsLevel : int { kRowsInline = 0, kRowsTile = 1, kRowsRoot = 2 };
 
+// Pad moduli (pad_options() in space.h chooses among them).
+extern const std::vector<int64_t> kPadModuli;
+inline int64_t round_up(int64_t e, int64_t m) { return (e + m - 1) / m * m; }
+
 // Unroll limits offered by every Unroll slot: the product of unrolled extents never exceeds the
 // largest, which keeps a program's unrolled body (and its compile time) bounded.
 extern const std::vector<int64_t> kUnrollLimits;
@@ -57,6 +61,8 @@ struct StagePlan {
   int64_t unroll = 0;                         // unroll limit
   int64_t rfactor = 0;                        // RFactor value
   int s2_inner = -1;                          // Order: the var innermost at level S2 (-1: var 0)
+  std::vector<int64_t> padded;                // per pure var: the extent its tile chain divides
+                                              // (the extent itself unless a Pad slot rounded it up)
 };
 
 struct Plan {
@@ -122,6 +128,7 @@ std::string describe_parallel(const TaskSpace&, const Slot&, const int64_t*);
 std::string describe_unroll(const TaskSpace&, const Slot&, const int64_t*);
 std::string describe_rfactor(const TaskSpace&, const Slot&, const int64_t*);
 std::string describe_order(const TaskSpace&, const Slot&, const int64_t*);
+std::string describe_pad(const TaskSpace&, const Slot&, const int64_t*);
 
 // features.cc
 int tile_feature_width(const Slot&);
@@ -133,6 +140,7 @@ void unroll_features(const Slot&, const int64_t*, FeatureState&);
 void rfactor_features(const Slot&, const int64_t*, FeatureState&);
 void pack_features(const Slot&, const int64_t*, FeatureState&);
 void value_feature(const Slot&, const int64_t*, FeatureState&);  // ComputeAt, Order
+void pad_features(const Slot&, const int64_t*, FeatureState&);
 
 void emit_tiled(LoweredTask& task, const TaskSpace& space, const Plan& plan);
 void emit_rows(LoweredTask& task, const TaskSpace& space, const Plan& plan);

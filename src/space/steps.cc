@@ -45,9 +45,23 @@ int tiled_output_vars(const TaskSpace& space) {
   return n;
 }
 
-// --- Tile: a divisor chain. Each factor divides what the earlier factors of the slot left, so
-// every split is exact and no loop needs a tail.
-Values tile_options(const OptionCtx& c) { return divisors(c.slot.extent / product(c.partial)); }
+// --- Tile: a divisor chain. Each factor divides what the earlier factors of the slot left of
+// the extent, so every split is exact and no loop needs a tail. After a Pad slot rounded the
+// extent up, the chain divides the padded extent instead, but the tile it makes stays within the
+// real extent (the output's outermost split shifts its last tile inwards, which needs a tile no
+// larger than the extent) and every factor stays a plain value (<= kPlainTileValue: the
+// sentence's "/k" spelling of larger factors is relative to the unpadded extent).
+constexpr int64_t kPlainTileValue = 999;
+Values tile_options(const OptionCtx& c) {
+  const int64_t done = product(c.partial);
+  if (c.slot.reduction) return divisors(c.slot.extent / done);
+  const int64_t padded = c.sp().padded.at(c.slot.var);
+  if (padded == c.slot.extent) return divisors(c.slot.extent / done);
+  Values v;
+  for (int64_t d : divisors(padded / done))
+    if (d <= kPlainTileValue && done * d <= c.slot.extent) v.push_back(d);
+  return v;
+}
 void tile_record(const Slot& s, const int64_t* v, Plan* plan) {
   StagePlan& sp = plan->stages[s.stage];
   if (s.reduction)
@@ -158,6 +172,13 @@ void order_record(const Slot& s, const int64_t* v, Plan* plan) {
   plan->stages[s.stage].s2_inner = (int)v[0];
 }
 
+// --- Pad: pad_options() (below) of the var's extent; rules.cc makes the slot only when there is
+// more than m = 1.
+Values pad_slot_options(const OptionCtx& c) { return pad_options(c.slot.extent); }
+void pad_record(const Slot& s, const int64_t* v, Plan* plan) {
+  plan->stages[s.stage].padded[s.var] = round_up(s.extent, v[0]);
+}
+
 constexpr StepRow kSteps[] = {
     {StepKind::Tile, "tile", tile_options, tile_record, describe_tile, tile_feature_width,
      tile_features},
@@ -174,6 +195,7 @@ constexpr StepRow kSteps[] = {
      rfactor_features},
     {StepKind::Order, "order", order_options, order_record, describe_order, one_feature,
      value_feature},
+    {StepKind::Pad, "pad", pad_slot_options, pad_record, describe_pad, one_feature, pad_features},
 };
 static_assert(sizeof(kSteps) / sizeof(kSteps[0]) == kStepKindCount, "one row per StepKind");
 
@@ -199,6 +221,7 @@ Plan empty_plan(const TaskSpace& space) {
     // "No split": factors 1 above, the whole extent in the innermost level.
     for (int64_t e : st.extents) sp.tiles.push_back({1, 1, e});
     sp.rtiles = st.rextents;
+    sp.padded = st.extents;
     sp.pack.assign(st.operands.size(), kPackNone);
     plan.stages.push_back(std::move(sp));
   }
@@ -217,6 +240,8 @@ size_t decode_plan(const TaskSpace& space, const std::vector<int64_t>& values, P
   return k;
 }
 
+
+const std::vector<int64_t> kPadModuli = {2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128};
 
 int64_t vector_width(int64_t extent, int lanes) {
   if (extent <= lanes) return extent;
@@ -239,6 +264,17 @@ std::vector<int64_t> divisors(int64_t n) {
   }
   lo.insert(lo.end(), hi.rbegin(), hi.rend());
   return lo;
+}
+
+std::vector<int64_t> pad_options(int64_t extent) {
+  std::vector<int64_t> v = {1}, seen = {extent};
+  for (int64_t m : kPadModuli) {
+    int64_t e = round_up(extent, m);
+    if (std::find(seen.begin(), seen.end(), e) != seen.end() || 7 * (e - extent) > extent) continue;
+    seen.push_back(e);
+    v.push_back(m);
+  }
+  return v;
 }
 
 std::vector<int64_t> next_options(const TaskSpace& space, const std::vector<int64_t>& prefix) {

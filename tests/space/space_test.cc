@@ -113,35 +113,78 @@ TEST(Space, BadProgramsAndForeignTasksAreUserErrors) {
 }
 
 TEST(Space, FastStructuresArePointsOfTheSpace) {
-  HardwareInfo hw = detect_hardware();
-  {
+  // The hand-written programs of both ISAs, each on a space built for its machine kind.
+  for (const char* key : {"isa=avx512,cores=2,vec=16,l1=32k,l2=2m,l3=64m",
+                          "isa=avx2,cores=2,vec=8,l1=32k,l2=512k,l3=8m"}) {
+    HardwareInfo hw = parse_hardware_key(key);
+    SCOPED_TRACE(key);
+    const std::vector<int64_t>& mm = known_matmul1024_program(hw.isa);
     TaskSpace space = build_space(lower_subgraph(matmul_subgraph(1024, 1024, 1024)), hw);
-    EXPECT_TRUE(is_valid_program(space, Program{kMatmul1024Program}))
-        << program_str(space, {kMatmul1024Program});
+    EXPECT_TRUE(is_valid_program(space, Program{mm})) << program_str(space, {mm});
     LoweredTask t = lower_subgraph(matmul_subgraph(1024, 1024, 1024));
-    apply_program(t, space, Program{kMatmul1024Program});
+    apply_program(t, space, Program{mm});
     std::string nest = normalized_nest(t);
     EXPECT_NE(nest.find("parallel"), std::string::npos) << nest;
-    EXPECT_NE(nest.find("unrolled d1.d1_w2 in [0, 3]"), std::string::npos) << nest;
+    EXPECT_NE(nest.find(hw.isa == "avx512" ? "unrolled d1.d1_w2 in [0, 3]"
+                                           : "unrolled d1.d1_w2 in [0, 5]"),
+              std::string::npos)
+        << nest;
     // B (the weight input w0) packed inside the K chunk loop, per micro-panel.
     size_t acc = nest.find("produce f0_matmul"), ko = nest.find("for r1_k.r0_o"),
            pack = nest.find("produce in1_w0_im");
     EXPECT_NE(pack, std::string::npos) << nest;
     EXPECT_LT(acc, ko) << nest;
     EXPECT_LT(ko, pack) << nest;
-  }
-  {
+
+    const std::vector<int64_t>& conv = known_conv3x3_program(hw.isa);
     Subgraph sub = resnet50_conv3x3_subgraph();
-    TaskSpace space = build_space(lower_subgraph(sub), hw);
-    ASSERT_TRUE(is_valid_program(space, Program{kConv3x3Program}))
-        << program_str(space, {kConv3x3Program});
-    LoweredTask t = lower_subgraph(sub);
-    apply_program(t, space, Program{kConv3x3Program});
+    TaskSpace cspace = build_space(lower_subgraph(sub), hw);
+    ASSERT_TRUE(is_valid_program(cspace, Program{conv})) << program_str(cspace, {conv});
+    LoweredTask ct = lower_subgraph(sub);
+    apply_program(ct, cspace, Program{conv});
     std::vector<Tensor> inputs = random_inputs(sub, 5);
-    Tensor got = run_task(t, inputs);
+    Tensor got = run_task(ct, inputs);
     Tensor ref = interpret(sub.graph, inputs).at(0);
     EXPECT_LE(max_rel_violation(got, ref, 1e-3, 1e-3), 1.0);
   }
+}
+
+// Pad slots: extents without useful divisors get rounded-up tile chains whose last tile is
+// shifted inwards; every padded program still computes the right answer.
+TEST(Space, PaddedTilesComputeTheRightAnswer) {
+  HardwareInfo hw = detect_hardware();
+  EXPECT_EQ(pad_options(1024), (std::vector<int64_t>{1, 3, 12, 48}));
+  EXPECT_EQ(pad_options(7), (std::vector<int64_t>{1, 2}));
+  EXPECT_EQ(pad_options(768), (std::vector<int64_t>{1}));
+  Subgraph sub = matmul_subgraph(56, 24, 50);  // 56 -> 57, 60, 64; 50 -> 51, 52, 54, 56
+  TaskSpace space = build_space(lower_subgraph(sub), hw);
+  int pads = 0;
+  for (const Slot& s : space.slots) pads += s.kind == StepKind::Pad;
+  ASSERT_EQ(pads, 2);
+  std::vector<Tensor> inputs = random_inputs(sub, 7);
+  Tensor ref = interpret(sub.graph, inputs).at(0);
+  std::mt19937_64 rng(11);
+  int padded = 0;
+  for (int i = 0; i < 40 && padded < 6; i++) {
+    // Random programs whose pad decisions are forced above 1.
+    Program p;
+    while (p.values.size() < program_length(space)) {
+      std::vector<int64_t> opts = next_options(space, p.values);
+      size_t k = p.values.size(), pos = 0, slot = 0;
+      while (pos + space.slots[slot].arity <= k) pos += space.slots[slot++].arity;
+      if (space.slots[slot].kind == StepKind::Pad)
+        p.values.push_back(opts[1 + rng() % (opts.size() - 1)]);
+      else
+        p.values.push_back(opts[rng() % opts.size()]);
+    }
+    ASSERT_TRUE(is_valid_program(space, p));
+    LoweredTask t = lower_subgraph(sub);
+    apply_program(t, space, p);
+    Tensor got = run_task(t, inputs);
+    EXPECT_LE(max_rel_violation(got, ref, 1e-4, 1e-4), 1.0) << program_str(space, p);
+    padded++;
+  }
+  EXPECT_EQ(padded, 6);
 }
 
 TEST(Space, ZooTaskSpacesAreLarge) {
