@@ -98,6 +98,13 @@ HardwareInfo hardware_from_sources(const std::string& cpuinfo_text, const std::s
   hw.vector_bits = vector_bits_for_isa(hw.isa);
   hw.cores = cores > 0 ? cores : 1;
   hw.cpu_model = cpuinfo_field(cpuinfo_text, "model name");
+  std::string vendor = cpuinfo_field(cpuinfo_text, "vendor_id");
+  std::string family = cpuinfo_field(cpuinfo_text, "cpu family");
+  std::string model = cpuinfo_field(cpuinfo_text, "model");
+  if (!vendor.empty() && parse_count(family) >= 0 && parse_count(model) >= 0) {
+    vendor = vendor == "AuthenticAMD" ? "amd" : vendor == "GenuineIntel" ? "intel" : "other";
+    hw.cpu_id = vendor + "-" + family + "-" + model;
+  }
 
   int64_t l1 = -1, l2 = -1, l3 = -1;
   // sysfs numbers the caches index0..indexN without gaps; 16 is far beyond any real CPU.
@@ -242,6 +249,7 @@ HardwareInfo parse_hardware_tokens(const std::vector<std::string>& tokens) {
 std::string hardware_key(const HardwareInfo& hw) {
   std::string key;
   for (const std::string& tok : hardware_tokens(hw)) key += (key.empty() ? "" : ",") + tok;
+  if (!hw.cpu_id.empty()) key += ",cpu=" + hw.cpu_id;
   return key;
 }
 
@@ -249,8 +257,20 @@ HardwareInfo parse_hardware_key(const std::string& key) {
   std::vector<std::string> tokens;
   std::string tok;
   std::istringstream in(key);
-  while (std::getline(in, tok, ',')) tokens.push_back(tok);
-  return parse_hardware_tokens(tokens);
+  std::string cpu_id;
+  while (std::getline(in, tok, ',')) {
+    if (tok.rfind("cpu=", 0) == 0) {
+      TLM_USER_CHECK(cpu_id.empty() && tok.size() > 4 &&
+                     tok.find_first_of(" \t") == std::string::npos)
+          << "hardware key '" << key << "': bad or repeated '" << tok << "'";
+      cpu_id = tok.substr(4);
+      continue;
+    }
+    tokens.push_back(tok);
+  }
+  HardwareInfo hw = parse_hardware_tokens(tokens);
+  hw.cpu_id = cpu_id;
+  return hw;
 }
 
 }  // namespace tlm

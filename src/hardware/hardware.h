@@ -9,7 +9,11 @@
 // with cache sizes rounded *down* to powers of two, so that machines that differ only a little
 // share a vocabulary and a tile that fits the promised cache also fits the real one.
 // parse_hardware_tokens() reads them back; hardware_key() joins them into one stable string that
-// measurement records store. The CPU model name is informative only: it never enters a token.
+// measurement records store, followed by the CPU's identity (vendor, family, model) when known:
+// machines whose tokens agree can still run a program at very different speeds (an AMD Zen 1
+// and a Zen 3 EPYC both read "isa=avx2 cores=2 vec=8 l1=32k l2=512k l3=8m", but Zen 1 splits
+// every 256-bit FMA in two), and latencies of different machines must never be compared. The
+// identity and the model name never enter a sentence's tokens.
 #pragma once
 
 #include <cstdint>
@@ -26,6 +30,8 @@ struct HardwareInfo {
   int64_t l2_bytes = 256 << 10;  // per-core (or per-cluster) L2
   int64_t l3_bytes = 8 << 20;    // last-level cache, as the OS reports it (often socket-wide)
   std::string cpu_model;         // "Intel(R) Xeon(R) Processor"; never part of a token
+  std::string cpu_id;            // "amd-23-1": vendor-family-model from /proc/cpuinfo, "" when
+                                 // unknown (e.g. parsed from a sentence); part of the key only
 };
 
 HardwareInfo detect_hardware();
@@ -51,8 +57,11 @@ std::vector<std::string> hardware_tokens(const HardwareInfo& hw);
 // Reads exactly those six tokens (any order, each once); UserError naming the bad token otherwise.
 // Sizes come back rounded and cpu_model empty, so tokens -> info -> tokens is the identity.
 HardwareInfo parse_hardware_tokens(const std::vector<std::string>& tokens);
-// The tokens joined by ',': "isa=avx512,cores=2,vec=16,l1=32k,l2=2m,l3=64m".
+// The tokens joined by ',', then the CPU identity when known:
+// "isa=avx512,cores=2,vec=16,l1=32k,l2=2m,l3=64m,cpu=intel-6-143". The key of the measuring
+// machine is what records store and what selects the records of "this machine".
 std::string hardware_key(const HardwareInfo& hw);
+// The inverse; a key without "cpu=" (e.g. a sampling target) leaves cpu_id empty.
 HardwareInfo parse_hardware_key(const std::string& key);
 
 }  // namespace tlm

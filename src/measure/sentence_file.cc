@@ -104,7 +104,8 @@ MeasureFileReport measure_sentence_file(const MeasureFileOptions& o) {
       rep.rejected++;
       continue;
     }
-    if (hardware_key(ps.hw) != hw_key) {
+    // A sentence names the machine by its tokens (no CPU identity): compare those.
+    if (hardware_tokens(ps.hw) != hardware_tokens(hw)) {
       std::fprintf(stderr, "%s: written for hardware %s, this machine is %s\n", where.c_str(),
                    hardware_key(ps.hw).c_str(), hw_key.c_str());
       rep.rejected++;

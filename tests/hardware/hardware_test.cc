@@ -42,6 +42,8 @@ class FakeCacheDir {
 const char* kSapphireRapidsCpuinfo =
     "processor\t: 0\n"
     "vendor_id\t: GenuineIntel\n"
+    "cpu family\t: 6\n"
+    "model\t\t: 143\n"
     "model name\t: Intel(R) Xeon(R) Processor\n"
     "flags\t\t: fpu sse4_1 sse4_2 avx avx2 avx512f avx512dq avx512bw avx512vl avx512_fp16\n"
     "\n"
@@ -98,7 +100,26 @@ TEST(Hardware, FromRecordedSources) {
   EXPECT_EQ(hw.cpu_model, "Intel(R) Xeon(R) Processor");
   std::vector<std::string> want = {"isa=avx512", "cores=2", "vec=16", "l1=32k", "l2=2m", "l3=64m"};
   EXPECT_EQ(hardware_tokens(hw), want);
-  EXPECT_EQ(hardware_key(hw), "isa=avx512,cores=2,vec=16,l1=32k,l2=2m,l3=64m");
+  EXPECT_EQ(hardware_key(hw), "isa=avx512,cores=2,vec=16,l1=32k,l2=2m,l3=64m,cpu=intel-6-143");
+  EXPECT_EQ(hardware_key(parse_hardware_key(hardware_key(hw))), hardware_key(hw));
+}
+
+// Two EPYCs with the same tokens (Zen 1 splits 256-bit FMAs, Zen 3 does not): one sentence
+// prompt, two record keys, so their latencies are never compared.
+TEST(Hardware, SameTokensDifferentCpusHaveDifferentKeys) {
+  auto epyc = [](int family, int model) {
+    return std::string("vendor_id\t: AuthenticAMD\ncpu family\t: ") + std::to_string(family) +
+           "\nmodel\t\t: " + std::to_string(model) +
+           "\nmodel name\t: AMD EPYC\nflags\t\t: fpu sse4_2 avx avx2 fma\n";
+  };
+  HardwareInfo zen1 = hardware_from_sources(epyc(23, 1), "/nonexistent", 2);
+  HardwareInfo zen3 = hardware_from_sources(epyc(25, 1), "/nonexistent", 2);
+  EXPECT_EQ(hardware_tokens(zen1), hardware_tokens(zen3));
+  EXPECT_EQ(hardware_key(zen1), "isa=avx2,cores=2,vec=8,l1=32k,l2=256k,l3=8m,cpu=amd-23-1");
+  EXPECT_NE(hardware_key(zen1), hardware_key(zen3));
+  EXPECT_EQ(parse_hardware_key(hardware_key(zen3)).cpu_id, "amd-25-1");
+  EXPECT_EQ(parse_hardware_key("isa=avx2,cores=2,vec=8,l1=32k,l2=256k,l3=8m").cpu_id, "");
+  EXPECT_THROW(parse_hardware_key("isa=avx2,cores=2,vec=8,l1=32k,l2=256k,l3=8m,cpu="), UserError);
 }
 
 TEST(Hardware, FallbacksWhenNothingIsReadable) {
