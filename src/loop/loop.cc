@@ -503,7 +503,18 @@ LoopReport Loop::run(const std::function<void(const RoundReport&)>& on_round) {
   const std::string base_hash = checkpoint_file_hash(o_.base);
   check_or_write_config(dir_, loop_config(o_, nullptr, hw_key_, base_hash));
   heldout_ = heldout_task_keys();  // builds the held-out models: seconds
-  tasks_ = choose_training_tasks(o_.tasks).tasks;
+  TaskSet set = choose_training_tasks(o_.tasks);
+  tasks_ = std::move(set.tasks);
+  if (o_.progress) {
+    std::set<std::string> kinds;
+    double mflops = 0;
+    for (const LoopTask& t : tasks_) kinds.insert(t.sub.kind), mflops += t.sub.flops / 1e6;
+    std::fprintf(stderr,
+                 "loop: %zu training tasks of %zu kinds, %.0f MFLOP in all (of %lld unique: %lld "
+                 "also in held-out workloads, %lld above --max-mflops); measuring on %s\n",
+                 tasks_.size(), kinds.size(), mflops, (long long)set.unique, (long long)set.heldout,
+                 (long long)set.too_big, hw_key_.c_str());
+  }
   for (const LoopTask& t : tasks_) TLM_CHECK(!heldout_.count(t.sub.key)) << "held-out task";
   check_or_write_config(dir_, loop_config(o_, &tasks_, hw_key_, base_hash));
   extra_ = load_record_files(o_.extra_records);

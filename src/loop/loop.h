@@ -57,10 +57,13 @@ struct LoopOptions {
   std::string dir;   // the loop directory (created)
   std::string base;  // TLM-base checkpoint
   std::string out;   // the newest fine-tuned model, replaced atomically ("" : none)
-  TaskSetOptions tasks;
+  // 160 of the ~1200 training tasks (every kind), none above 500 MFLOP: one core measures ~100
+  // programs a minute, so 32 rounds of 40 tasks x 16 programs (~20K measurements, ~120 per
+  // task) take about 3.5 hours (docs/loop.md).
+  TaskSetOptions tasks = {{"train"}, 160, 500};
   int k_b = 4;               // batches
   int k_p = 16;              // programs per task and round
-  int rounds = 16;           // rounds in all (a later run with more continues)
+  int rounds = 32;           // rounds in all (a later run with more continues)
   double time_budget_s = 0;  // this run: start no round after this many seconds (0: none)
   uint64_t seed = 0;         // sampling, validation split, batches of fine-tuning
   double temperature = 1.0;
