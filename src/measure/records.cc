@@ -171,7 +171,8 @@ MeasureRecord parse_record_line(const std::string& line, const std::string& wher
       << where << ": records format version 1, this build reads version " << kRecordsVersion
       << ": re-measure with this build (version-1 records do not say which tensor-language "
       << "version their sentences are written in; language 1 spells values above 999 "
-      << "differently), or read the file with the tlm build that wrote it";
+      << "differently), or convert the file with scripts/upgrade_records.py (which sets apart "
+      << "the records it cannot place)";
   TLM_USER_CHECK(*v == kRecordsVersion)
       << where << ": records format version " << v->dump() << ", this build reads version "
       << kRecordsVersion << ": re-measure with this build, or read the file with the tlm build "

@@ -61,9 +61,9 @@ std::vector<Demonstration> demos() {
 
 FinetuneOptions options(const std::string& out) {
   FinetuneOptions o;
-  o.epochs = 40;
+  o.epochs = 20;
   o.train.batch_size = 6;
-  o.train.lr = 3e-3;
+  o.train.lr = 5e-3;
   o.train.out_path = out;
   return o;
 }
@@ -81,7 +81,7 @@ TEST_F(FinetuneTest, LowersTheLossOfTheDemonstrations) {
   FinetuneReport r = finetune_from_base(base, d, options(out));
   EXPECT_EQ(r.demonstrations, 6);
   EXPECT_EQ(r.train_sequences, 6);
-  EXPECT_EQ(r.steps, 40);
+  EXPECT_EQ(r.steps, 20);
   EXPECT_FALSE(r.resumed);
   EXPECT_LT(r.best_val_loss, r.base_val_loss * 0.7) << r.base_val_loss;
 
