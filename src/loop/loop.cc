@@ -491,6 +491,11 @@ LoopReport Loop::run(const std::function<void(const RoundReport&)>& on_round) {
   records_path_ = dir_ + "/records.jsonl";
   TLM_USER_CHECK(!exists(dir_) || fs::is_directory(dir_))
       << "loop: " << dir_ << " exists and is not a directory";
+  if (!o_.out.empty()) {
+    const fs::path parent = fs::path(o_.out).parent_path();
+    TLM_USER_CHECK(parent.empty() || fs::is_directory(parent))
+        << "loop: the directory of -o " << o_.out << " does not exist";
+  }
   fs::create_directories(dir_);
 
   // The measured programs run with measure_threads threads: that is the machine they are for.
