@@ -26,9 +26,9 @@ Exit code 0 on success, 1 on any error (bad flag, bad model, failed verification
 using AddCommand = Command (*)(CLI::App&);
 // Every subcommand, in --help order (cli/commands.h).
 constexpr AddCommand kCommands[] = {
-    add_zoo_command,   add_extract_command,  add_run_command,  add_sample_command,
-    add_show_command,  add_measure_command,  add_tune_command, add_compile_command,
-    add_train_command, add_generate_command,
+    add_zoo_command,   add_extract_command,  add_run_command,      add_sample_command,
+    add_show_command,  add_measure_command,  add_tune_command,     add_compile_command,
+    add_train_command, add_generate_command, add_finetune_command, add_loop_command,
 };
 
 int dispatch(int argc, char** argv) {

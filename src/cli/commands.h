@@ -32,5 +32,7 @@ Command add_tune_command(CLI::App& app);      // tune every task of a model
 Command add_compile_command(CLI::App& app);   // a deployable AOT artifact
 Command add_train_command(CLI::App& app);     // pre-train the language model
 Command add_generate_command(CLI::App& app);  // programs written by the language model
+Command add_finetune_command(CLI::App& app);  // fine-tune the base on the best measured programs
+Command add_loop_command(CLI::App& app);      // the iterative generate-measure-fine-tune loop
 
 }  // namespace tlm

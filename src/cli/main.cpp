@@ -29,7 +29,7 @@ bool cpu_has_avx512f() {
 // loads twice).
 bool runs_language_model(int argc, char** argv) {
   for (int i = 1; i < argc; i++)
-    for (const char* cmd : {"train", "generate", "tune"})
+    for (const char* cmd : {"train", "generate", "tune", "finetune", "loop"})
       if (std::strcmp(argv[i], cmd) == 0) return true;
   return false;
 }

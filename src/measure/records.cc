@@ -16,6 +16,7 @@
 #include <set>
 #include <sstream>
 
+#include "language/sentence.h"
 #include "support/error.h"
 
 namespace tlm {
@@ -30,10 +31,10 @@ const char* const kErrorKindNames[] = {
 static_assert(sizeof(kErrorKindNames) / sizeof(kErrorKindNames[0]) == kErrorKindCount,
               "one name per ErrorKind");
 
-// The fields of a version-1 record (written with sorted keys). Readers require exactly these.
+// The fields of a version-2 record (written with sorted keys). Readers require exactly these.
 const char* const kFields[] = {
-    "version",  "task_key", "task_kind", "workload", "sentence",     "hardware",  "latencies_s",
-    "median_s", "error",    "error_msg", "strategy", "timestamp_ms", "compile_s",
+    "version",     "language", "task_key", "task_kind", "workload", "sentence",     "hardware",
+    "latencies_s", "median_s", "error",    "error_msg", "strategy", "timestamp_ms", "compile_s",
 };
 
 // Reads typed fields out of one parsed line, turning every mismatch into a UserError at `where`.
@@ -133,6 +134,7 @@ std::string record_to_json_line(const MeasureRecord& r) {
       << "this build writes records version " << kRecordsVersion << ", not " << r.version;
   json j = json::object();
   j["version"] = r.version;
+  j["language"] = kLanguageVersion;
   j["task_key"] = r.task_key;
   j["task_kind"] = r.task_kind;
   j["workload"] = r.workload;
@@ -165,10 +167,24 @@ MeasureRecord parse_record_line(const std::string& line, const std::string& wher
   TLM_USER_CHECK(v != j.end() && v->is_number_integer())
       << where << ": record has no integer 'version' field; this build reads records format "
       << "version " << kRecordsVersion << ". The line was not written by RecordWriter";
+  TLM_USER_CHECK(*v != 1)
+      << where << ": records format version 1, this build reads version " << kRecordsVersion
+      << ": re-measure with this build (version-1 records do not say which tensor-language "
+      << "version their sentences are written in; language 1 spells values above 999 "
+      << "differently), or convert the file with scripts/upgrade_records.py (which sets apart "
+      << "the records it cannot place)";
   TLM_USER_CHECK(*v == kRecordsVersion)
       << where << ": records format version " << v->dump() << ", this build reads version "
       << kRecordsVersion << ": re-measure with this build, or read the file with the tlm build "
       << "that wrote it";
+  auto lang = j.find("language");
+  TLM_USER_CHECK(lang != j.end() && lang->is_number_integer())
+      << where << ": record has no integer 'language' field: the file was not written by "
+      << "RecordWriter, or was edited";
+  TLM_USER_CHECK(*lang == kLanguageVersion)
+      << where << ": a record of tensor-language version " << lang->dump()
+      << ", this build speaks version " << kLanguageVersion
+      << ": its sentence would mean another program; re-measure with this build";
   for (auto it = j.begin(); it != j.end(); ++it) {
     bool known = false;
     for (const char* f : kFields) known = known || it.key() == f;

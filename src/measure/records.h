@@ -9,6 +9,10 @@
 // that is a proper prefix of a JSON object) with a warning. Any other malformed line, or a
 // record of another format version, is a UserError naming the file and line.
 //
+// Every line also carries the tensor-language version its sentence is written in ("language",
+// language/sentence.h kLanguageVersion): the same text means another program under another
+// grammar, so a record of another language is a UserError (re-measure), never silently read.
+//
 // A failed candidate (compile error, crash, timeout, wrong result) is a record too, with an
 // ErrorKind name in `error` (STYLE.md habit 5); best_per_task() only looks at error-free ones.
 #pragma once
@@ -22,7 +26,7 @@
 namespace tlm {
 
 // Bump when a field changes meaning or is added/removed; readers reject other versions.
-constexpr int kRecordsVersion = 1;
+constexpr int kRecordsVersion = 2;  // 2: the "language" field
 
 enum class ErrorKind {
   None,                // measured fine
@@ -61,9 +65,11 @@ struct MeasureRecord {
   ErrorKind error_kind() const;  // InternalError if `error` holds an unknown name
 };
 
-// One line of JSON (no trailing newline) and its inverse. parse_record_line throws UserError
-// (mentioning `where`, e.g. "runs.jsonl:12") for a wrong version, missing/unknown field or bad
-// type; it does not handle cut-short lines (RecordReader does).
+// One line of JSON (no trailing newline) and its inverse. The line's "language" is this build's
+// kLanguageVersion (a record in memory is always of this build's language). parse_record_line
+// throws UserError (mentioning `where`, e.g. "runs.jsonl:12") for a wrong records or language
+// version, missing/unknown field or bad type; it does not handle cut-short lines (RecordReader
+// does).
 std::string record_to_json_line(const MeasureRecord& r);
 MeasureRecord parse_record_line(const std::string& line, const std::string& where);
 

@@ -1,18 +1,27 @@
 // The language-model commands through the built binary: sample -> train -> generate -> tune with
-// the `tlm` strategy and no measurement, on a tiny workload; and every bad checkpoint (missing,
-// garbage, truncated) is one message and exit code 1.
+// the `tlm` strategy and no measurement, on a tiny workload; every bad checkpoint (missing,
+// garbage, truncated) is one message and exit code 1; the loop survives a kill -9 and resumes
+// without measuring anything twice, `tlm finetune` learns from its records, and bad input to both
+// (another configuration, no demonstration, records of another language) is one message.
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <string>
+#include <thread>
 
-#include "testing/run_tlm.h"
 #include "language/sentence.h"
+#include "language/tokenizer.h"
+#include "measure/records.h"
+#include "model/lm.h"
+#include "testing/run_tlm.h"
 
 namespace tlm {
 namespace {
@@ -117,6 +126,109 @@ TEST(LmCli, BadCheckpointsAreOneMessage) {
   for (const Result* r : {&missing, &g, &t}) {
     EXPECT_EQ(r->output.find("internal error"), std::string::npos) << r->output;
     EXPECT_EQ(r->output.find("Aborted"), std::string::npos) << r->output;
+  }
+}
+
+// A tiny untrained base with the grammar's tokenizer, written in-process: the loop's mechanics
+// need no pre-training.
+std::string tiny_base() {
+  const std::string p = dir() + "/tiny-base.ckpt";
+  Tokenizer tok = TokenizerBuilder().build();
+  GPTConfig c;
+  c.vocab_size = tok.size();
+  c.block_size = 640;
+  c.n_layer = 1;
+  c.n_head = 2;
+  c.n_embd = 32;
+  LanguageModel m(c, 3);
+  CheckpointInfo info;
+  info.vocab_hash = tok.hash();
+  info.language_version = kLanguageVersion;
+  info.extra = {{"tokenizer", tok.to_json()}};
+  m.save(p, info);
+  return p;
+}
+
+int64_t count_lines(const std::string& p) {
+  std::ifstream in(p);
+  int64_t n = 0;
+  for (std::string l; std::getline(in, l);) n++;
+  return n;
+}
+
+TEST(LmCli, LoopSurvivesKillAndFinetuneLearnsFromItsRecords) {
+  const std::string base = tiny_base(), loop = dir() + "/loop", out = dir() + "/loop.ckpt";
+  const std::string args = "loop --base " + base + " --records " + loop + " -o " + out +
+                           " --workloads bert-tiny:seq=16 --tasks 3 --k-b 2 --epochs 2 "
+                           "--sft-batch 4 --repeats 2 --quiet --rounds 3";
+  // Killed (-9) once the first records are in.
+  const std::string cmd = "exec " + std::string(TLM_BINARY_DIR) + "/tlm " + args + " --k-p 2 >" +
+                          dir() + "/killed.log 2>&1";
+  pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    execl("/bin/sh", "sh", "-c", cmd.c_str(), (char*)nullptr);
+    _exit(127);
+  }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  while (count_lines(loop + "/records.jsonl") < 1 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  kill(pid, SIGKILL);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  const int64_t before = count_lines(loop + "/records.jsonl");
+  ASSERT_GE(before, 1) << "the loop wrote no record in time";
+
+  Result r = run_tlm(args + " --k-p 2");
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("loop: finished"), std::string::npos) << r.output;
+  std::set<std::string> sentences;
+  std::vector<MeasureRecord> rs = load_records(loop + "/records.jsonl");
+  EXPECT_GE((int64_t)rs.size(), before);
+  for (const MeasureRecord& x : rs)
+    EXPECT_TRUE(sentences.insert(x.sentence).second) << "measured twice: " << x.sentence;
+  EXPECT_TRUE(fs::exists(out));
+  EXPECT_TRUE(fs::exists(loop + "/convergence.csv"));
+
+  // Fine-tuning on the loop's records; the model writes valid programs.
+  const std::string ft = dir() + "/ft.ckpt";
+  Result f = run_tlm("finetune --base " + base + " --records " + loop + "/records.jsonl -o " + ft +
+                     " --epochs 1 --top-k 2 --weighting speed --quiet");
+  ASSERT_EQ(f.code, 0) << f.output;
+  EXPECT_NE(f.output.find("demonstrations"), std::string::npos) << f.output;
+  Result g = run_tlm("generate bert-tiny:seq=16 --task 1 -n 3 --model " + ft);
+  EXPECT_EQ(g.code, 0) << g.output;
+  EXPECT_NE(g.output.find("3 programs (3 valid)"), std::string::npos) << g.output;
+
+  // Bad input: one message, exit code 1.
+  Result other = run_tlm(args + " --k-p 3");
+  EXPECT_EQ(other.code, 1);
+  EXPECT_NE(other.output.find("its k_p is 2, this run's is 3"), std::string::npos) << other.output;
+  const std::string errors = dir() + "/errors.jsonl";
+  {
+    std::ofstream e(errors);
+    for (MeasureRecord x : rs) {
+      x.error = "Crash", x.median_s = 0, x.latencies_s.clear();
+      e << record_to_json_line(x) << "\n";
+    }
+  }
+  Result none = run_tlm("finetune --base " + base + " --records " + errors + " -o " + ft + "2");
+  EXPECT_EQ(none.code, 1);
+  EXPECT_NE(none.output.find("no demonstration"), std::string::npos) << none.output;
+  const std::string old = dir() + "/old.jsonl";
+  {
+    std::string line = record_to_json_line(rs.at(0));
+    const std::string lang = "\"language\":" + std::to_string(kLanguageVersion);
+    line.replace(line.find(lang), lang.size(), "\"language\":1");
+    std::ofstream(old) << line << "\n";
+  }
+  Result o1 = run_tlm("finetune --base " + base + " --records " + old + " -o " + ft + "3");
+  EXPECT_EQ(o1.code, 1);
+  EXPECT_NE(o1.output.find("old.jsonl:1: a record of tensor-language version 1"), std::string::npos)
+      << o1.output;
+  for (const Result* x : {&r, &f, &other, &none, &o1}) {
+    EXPECT_EQ(x->output.find("internal error"), std::string::npos) << x->output;
+    EXPECT_EQ(x->output.find("Aborted"), std::string::npos) << x->output;
   }
 }
 

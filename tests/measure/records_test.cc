@@ -13,6 +13,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "language/sentence.h"
 #include "support/error.h"
 
 namespace tlm {
@@ -221,15 +222,32 @@ TEST_F(RecordsTest, VersionAndFieldErrors) {
     spit(path, record_to_json_line(make_record("ok", 1, 0)) + "\n" + l + "\n");
     return user_error_of([&] { load_records(path); });
   };
-  std::string msg = with("\"version\":1", "\"version\":2");
-  EXPECT_NE(msg.find(path + ":2: records format version 2, this build reads version 1: "
+  std::string msg = with("\"version\":2", "\"version\":3");
+  EXPECT_NE(msg.find(path + ":2: records format version 3, this build reads version 2: "
                             "re-measure"),
             std::string::npos)
       << msg;
-  msg = with("\"version\":1,", "");
+  // Version 1 did not say which tensor language its sentences are in.
+  msg = with("\"version\":2", "\"version\":1");
+  EXPECT_NE(msg.find(path + ":2: records format version 1, this build reads version 2: "
+                            "re-measure"),
+            std::string::npos)
+      << msg;
+  EXPECT_NE(msg.find("tensor-language"), std::string::npos) << msg;
+  msg = with("\"version\":2,", "");
   EXPECT_NE(msg.find("no integer 'version'"), std::string::npos) << msg;
-  msg = with("\"version\":1", "\"version\":\"1\"");
+  msg = with("\"version\":2", "\"version\":\"2\"");
   EXPECT_NE(msg.find("no integer 'version'"), std::string::npos) << msg;
+  // A record of another tensor-language version: its sentence would mean another program.
+  const std::string lang = "\"language\":" + std::to_string(kLanguageVersion);
+  msg = with(lang, "\"language\":" + std::to_string(kLanguageVersion + 1));
+  EXPECT_NE(msg.find(path + ":2: a record of tensor-language version " +
+                     std::to_string(kLanguageVersion + 1) + ", this build speaks version " +
+                     std::to_string(kLanguageVersion)),
+            std::string::npos)
+      << msg;
+  msg = with(lang + ",", "");
+  EXPECT_NE(msg.find("no integer 'language'"), std::string::npos) << msg;
   msg = with("\"workload\":", "\"workload_name\":");
   EXPECT_NE(msg.find("unknown field 'workload_name'"), std::string::npos) << msg;
   msg = with("\"timestamp_ms\":1", "\"timestamp_ms\":\"yesterday\"");

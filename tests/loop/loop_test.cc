@@ -1,0 +1,139 @@
+// The iterative loop on three tiny tasks with a tiny untrained base: two rounds measure every
+// written program once and end with a fine-tuned model; a second run with the same rounds does
+// nothing; more rounds continue where it stopped; a round cut short (state not yet advanced)
+// measures nothing twice; a directory of another configuration is refused naming the field.
+#include "loop/loop.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include "language/sentence.h"
+#include "model/tlm_model.h"
+#include "support/error.h"
+
+namespace tlm {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Dir {
+  std::string path = std::string(TLM_BINARY_DIR) + "/loop_test_" + std::to_string(getpid());
+  Dir() {
+    fs::remove_all(path);
+    fs::create_directories(path);
+  }
+  ~Dir() { fs::remove_all(path); }
+};
+
+std::string make_base(const std::string& p) {
+  Tokenizer tok = TokenizerBuilder().build();
+  GPTConfig c;
+  c.vocab_size = tok.size();
+  c.block_size = 640;
+  c.n_layer = 1;
+  c.n_head = 2;
+  c.n_embd = 32;
+  LanguageModel m(c, 3);
+  CheckpointInfo info;
+  info.vocab_hash = tok.hash();
+  info.language_version = kLanguageVersion;
+  info.extra = {{"tokenizer", tok.to_json()}};
+  m.save(p, info);
+  return p;
+}
+
+int64_t lines_of(const std::string& p) {
+  std::ifstream in(p);
+  int64_t n = 0;
+  for (std::string l; std::getline(in, l);) n += !l.empty();
+  return n;
+}
+
+TEST(Loop, RunsResumesAndRefusesAnotherConfiguration) {
+  Dir d;
+  LoopOptions o;
+  o.dir = d.path + "/loop";
+  o.base = make_base(d.path + "/base.ckpt");
+  o.out = d.path + "/out.ckpt";
+  o.tasks.workloads = {"bert-tiny:seq=16"};
+  o.tasks.max_tasks = 3;
+  o.k_b = 2;
+  o.k_p = 2;
+  o.rounds = 2;
+  o.finetune.epochs = 2;
+  o.finetune.train.batch_size = 4;
+  o.measure.timing = {1, 2, 1};
+  o.progress = false;
+
+  std::vector<RoundReport> seen;
+  LoopReport r = run_loop(o, [&](const RoundReport& x) { seen.push_back(x); });
+  EXPECT_EQ(r.rounds_done, 2);
+  EXPECT_EQ(r.rounds_run, 2);
+  EXPECT_TRUE(r.finished);
+  ASSERT_EQ(seen.size(), 2u);
+  EXPECT_EQ(seen[0].batch, 0);
+  EXPECT_EQ(seen[1].batch, 1);
+  EXPECT_EQ(seen[0].measured, lines_of(o.dir + "/round-0000.txt"));
+  EXPECT_GT(seen[0].measured, 0);
+  EXPECT_EQ(seen[0].generated, lines_of(o.dir + "/round-0001.txt"));  // written during round 0
+  for (const char* f : {"/loop.json", "/state.json", "/records.jsonl", "/convergence.csv",
+                        "/rounds.csv", "/model-0003.ckpt"})
+    EXPECT_TRUE(fs::exists(o.dir + f)) << f;
+  EXPECT_EQ(r.model, o.dir + "/model-0003.ckpt");
+  TlmModel out = load_tlm_model(o.out);  // the final model, fine-tuned from the base
+  EXPECT_EQ(out.info.stage, "finetune");
+
+  std::vector<MeasureRecord> rs = load_records(o.dir + "/records.jsonl");
+  EXPECT_EQ((int64_t)rs.size(), seen[0].measured + seen[1].measured);
+  std::set<std::string> sentences;
+  for (const MeasureRecord& x : rs) {
+    EXPECT_TRUE(sentences.insert(x.sentence).second) << "measured twice: " << x.sentence;
+    EXPECT_TRUE(loop_round_of(x) == 0 || loop_round_of(x) == 1) << x.strategy;
+  }
+
+  // The same command again: nothing to do.
+  r = run_loop(o);
+  EXPECT_EQ(r.rounds_run, 0);
+  EXPECT_TRUE(r.finished);
+  EXPECT_EQ((int64_t)load_records(o.dir + "/records.jsonl").size(), (int64_t)rs.size());
+
+  // More rounds continue at round 2 (batch 0 again, programs not measured before).
+  o.rounds = 3;
+  r = run_loop(o);
+  EXPECT_EQ(r.rounds_run, 1);
+  EXPECT_EQ(r.rounds_done, 3);
+  rs = load_records(o.dir + "/records.jsonl");
+  sentences.clear();
+  int64_t round2 = 0;
+  for (const MeasureRecord& x : rs) {
+    EXPECT_TRUE(sentences.insert(x.sentence).second) << "measured twice: " << x.sentence;
+    round2 += loop_round_of(x) == 2;
+  }
+  EXPECT_GT(round2, 0);
+
+  // Cut short after measuring round 2, before the state said so: nothing is measured again.
+  std::ofstream(o.dir + "/state.json") << "{\"rounds_done\": 2}\n";
+  seen.clear();
+  r = run_loop(o, [&](const RoundReport& x) { seen.push_back(x); });
+  ASSERT_EQ(seen.size(), 1u);
+  EXPECT_EQ(seen[0].measured, 0);
+  EXPECT_EQ(seen[0].already, round2);
+  EXPECT_EQ(load_records(o.dir + "/records.jsonl").size(), rs.size());
+
+  // Another configuration: one message naming the field.
+  o.k_p = 3;
+  try {
+    run_loop(o);
+    ADD_FAILURE() << "no UserError";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("its k_p is 2, this run's is 3"), std::string::npos)
+        << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace tlm
