@@ -323,17 +323,20 @@ def write_table(threads, models, out):
         r, t = model_rows(m, threads, peak, out)
         rows += r
         totals.append(t)
-    rows.sort(key=lambda r: -(r["lost_ms"] if r["lost_ms"] is not None else float("inf")))
+    rows.sort(key=lambda r: (r["lost_ms"] is None, -(r["lost_ms"] or 0)))  # untuned tasks last
     path = os.path.join(out, f"lose_{threads}t.csv")
     with open(path, "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(COLUMNS)
         for r in rows:
             w.writerow([fmt(r[c], 4) for c in COLUMNS])
-        tlm = sum(r["tlm_ms"] or 0 for r in rows)
-        ort = sum(r["ort_ms"] for r in rows)
-        w.writerow(["total", "", "", "", fmt(sum(r["gflop"] for r in rows), 4), fmt(tlm, 4), "",
-                    "", fmt(ort, 4), "", "", fmt(tlm - ort, 4), "", "", "", ""])
+        # Totals over the rows both sides have (a task without a valid tlm program is left out).
+        both = [r for r in rows if r["tlm_ms"] is not None]
+        tlm = sum(r["tlm_ms"] for r in both)
+        ort = sum(r["ort_ms"] for r in both)
+        w.writerow(["total", f"{len(rows) - len(both)} rows without tlm left out", "", "",
+                    fmt(sum(r["gflop"] for r in both), 4), fmt(tlm, 4), "", "", fmt(ort, 4), "",
+                    "", fmt(tlm - ort, 4), "", "", "", ""])
     with open(os.path.join(out, f"totals_{threads}t.json"), "w") as f:
         json.dump({"threads": threads, "peak_gflops": peak, "models": totals}, f, indent=1)
     print(f"{path}: {len(rows)} rows; tlm {tlm:.1f} ms, ORT {ort:.1f} ms over the tasks")
@@ -342,8 +345,24 @@ def write_table(threads, models, out):
 # --- Markdown -----------------------------------------------------------------------------------
 
 
+def machine():
+    """'AMD EPYC (family 23 model 1), 2 CPUs, ISA avx2 fma' from lscpu."""
+    import subprocess
+
+    info = dict(l.split(":", 1) for l in subprocess.run(
+        ["lscpu"], capture_output=True, text=True).stdout.splitlines() if ":" in l)
+    get = lambda k: info.get(k, "?").strip()
+    flags = set(get("Flags").split())
+    isa = " ".join(f for f in ["avx512f", "avx2", "fma"] if f in flags)
+    return (f"{get('Model name')} (family {get('CPU family')} model {get('Model')}), "
+            f"{get('CPU(s)')} CPUs, ISA {isa}, L2 {get('L2 cache')}, L3 {get('L3 cache')}")
+
+
 def markdown(out, top):
-    parts = []
+    import datetime
+
+    parts = [f"Generated {datetime.datetime.utcnow():%Y-%m-%d %H:%M} UTC by "
+             f"`bench/lose/lose.py md` on {machine()}.\n\n"]
     for path in sorted(glob.glob(os.path.join(out, "lose_*t.csv"))):
         threads = int(re.search(r"lose_(\d+)t\.csv", path).group(1))
         info = json.load(open(os.path.join(out, f"totals_{threads}t.json")))
@@ -364,22 +383,29 @@ def markdown(out, top):
                 f"| {num('gflop', 3)} | {num('tlm_ms', 2)} | {num('tlm_gflops', 1)} "
                 f"| {num('tlm_pct_peak', 0)} | {num('ort_ms', 2)} | {num('ort_gflops', 1)} "
                 f"| {num('ort_pct_peak', 0)} | {num('lost_ms', 2)} | {r['ort_ops']}{spans} |\n")
-        parts.append(f"| | **total** ({len(rows)} rows) | | | | {float(total['gflop']):.2f} "
+        parts.append(f"| | **total** ({len(rows)} rows; {total['task']}) | | | | {float(total['gflop']):.2f} "
                      f"| **{float(total['tlm_ms']):.1f}** | | | **{float(total['ort_ms']):.1f}** "
                      f"| | | **{float(total['lost_ms']):.1f}** | |\n\n")
         parts.append("Per model (ms): sum over tasks of tlm's best x weight; ORT's kernel time "
                      "on the same nodes; ORT's whole run (model_run, median):\n\n"
-                     "| model | tlm tasks | ORT kernels | ORT run | tlm / ORT kernels |\n"
-                     "|---|---|---|---|---|\n")
+                     "| model | tlm tasks | ORT kernels | ORT run | tlm / ORT kernels | ORT |\n"
+                     "|---|---|---|---|---|---|\n")
         by_model = collections.defaultdict(lambda: [0.0, 0.0])
         for r in rows:
+            if not r["tlm_ms"]:
+                continue
             by_model[r["model"]][0] += float(r["tlm_ms"] or 0)
             by_model[r["model"]][1] += float(r["ort_ms"] or 0)
         for t in info["models"]:
             a, b = by_model[t["model"]]
             parts.append(f"| {t['model']} | {a:.1f} | {b:.1f} | {t['ort_model_run_ms']:.1f} "
-                         f"| {a / b if b else 0:.2f}x |\n")
+                         f"| {a / b if b else 0:.2f}x | {t['onnxruntime']}, median of {t['runs']} runs |\n")
         parts.append("\n")
+    commands = os.path.join(out, "commands.txt")
+    if os.path.exists(commands):
+        seen = list(dict.fromkeys(l.rstrip() for l in open(commands) if l.strip()))
+        parts.append("Commands run (bench/results/lose/commands.txt, in order, repeats dropped):"
+                     "\n\n```\n" + "\n".join(seen) + "\n```\n")
     with open(os.path.join(out, "lose.md"), "w") as f:
         f.write("".join(parts))
     print(os.path.join(out, "lose.md"))

@@ -71,7 +71,7 @@ main() {  # (a function: bash reads all of it before running, so editing the fil
           /usr/bin/python3 bench/lose/lose.py best "$m" --threads "$threads" > "$f.txt"
           rm -f "$f.jsonl"
           run taskset -c "$cpus" "$build/tlm" --threads "$threads" measure "$f.txt" --records "$f.jsonl" \
-            --workload "$onnx/$m.onnx" --strategy final --repeats 15 --quiet | tail -1
+            --workload "$onnx/$m.onnx" --strategy final --repeats 15 --run-timeout 300 --quiet | tail -1
         done
         ;;
       ort)
