@@ -11,6 +11,7 @@
 //      median of those counts;
 //   3. print GFLOP/s, the fraction of peak and the schedule: its sentence, rendered in words,
 //      and the Halide loop nest.
+// --peak-only stops after step 1 and prints the peak as one line (bench/lose reads it).
 //
 // Measuring is the tuner's own (tune/bench.h): each program compiled in a forked worker, its
 // output checked against the reference interpreter (a fast wrong kernel does not count: it is
@@ -210,6 +211,10 @@ int run(int argc, char** argv) {
   app.add_option("--peer", peer,
                  "python with onnxruntime (bench/.venv/bin/python): also time ONNX Runtime's MLAS "
                  "on each kernel (bench/kernels_ort.py) between the kernel's peak measurements");
+  bool peak_only = false;
+  app.add_flag("--peak-only", peak_only,
+               "only measure the fp32 peak on the usable cores (taskset narrows them) and print "
+               "it as one line: peak_gflops=... threads=... median_gflops=... lanes=...");
   CLI11_PARSE(app, argc, argv);
   if (!out_dir.empty()) {
     std::error_code ec;
@@ -227,8 +232,16 @@ int run(int argc, char** argv) {
   export_halide_threads();
   int threads = compute_threads();
   g_threads = threads;
-  bench::PeakResult peak = bench::measure_fp32_peak(threads, 9);
+  // --peak-only: 100 repeats of ~10 ms, so that the best one is a window in which the core ran
+  // this loop alone, as the short kernels it is compared with do (bench/lose).
+  bench::PeakResult peak = peak_only ? bench::measure_fp32_peak(threads, 100, 1'000'000)
+                                     : bench::measure_fp32_peak(threads, 9);
   g_peak_gflops = peak.max_gflops;
+  if (peak_only) {
+    std::printf("peak_gflops=%.2f threads=%d median_gflops=%.2f lanes=%d\n", peak.max_gflops,
+                threads, peak.median_gflops, peak.lanes);
+    return 0;
+  }
   std::fprintf(stderr, "fp32 peak on %d threads: %.1f GFLOP/s (median %.1f, %d-wide FMA)\n",
                threads, peak.max_gflops, peak.median_gflops, peak.lanes);
 

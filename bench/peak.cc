@@ -56,14 +56,13 @@ __attribute__((target("avx2,fma"))) float fma_loop_avx2(int64_t iters) {
 
 }  // namespace
 
-PeakResult measure_fp32_peak(int threads, int repeats) {
+PeakResult measure_fp32_peak(int threads, int repeats, int64_t iters) {
   PeakResult r;
   r.threads = threads;
   const bool avx512 = __builtin_cpu_supports("avx512f");
   r.lanes = avx512 ? 16 : 8;
   auto loop = avx512 ? fma_loop_avx512 : fma_loop_avx2;
   const int chains = avx512 ? kAvx512Chains : kAvx2Chains;
-  const int64_t iters = 20'000'000;  // ~0.1-0.2 s per thread at a few GHz
   std::atomic<float> sink{0};
   std::vector<double> gflops;
   loop(iters / 10);  // warm-up: wake the cores, settle the clock

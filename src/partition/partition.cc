@@ -17,6 +17,7 @@ Partition partition_graph(const Graph& g) {
     TaskInstance inst;
     Subgraph sub = make_subgraph(g, group, &inst.inputs);
     inst.output = group.output;
+    for (int n : group.nodes) inst.ops.push_back(g.nodes[n].name);
     auto [it, fresh] = task_of_key.emplace(sub.key, (int)p.tasks.size());
     if (fresh) {
       Task t;

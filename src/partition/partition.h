@@ -47,11 +47,15 @@ struct Task {
   int weight = 0;  // how many instances share this task
 };
 
-// One execution of a task inside the model: which model values feed it and which it produces.
+// One execution of a task inside the model: which model values feed it, which it produces and
+// which of the model's nodes it computes (their names: the ONNX node names, "NAME/suffix" for the
+// extra nodes an importer expanded one into), so that another runtime's per-node profile can be
+// mapped onto tasks (bench/lose).
 struct TaskInstance {
   int task = 0;
   std::vector<ValueId> inputs;  // model value ids, in sub.graph.inputs order
   ValueId output = kNoValue;    // model value id
+  std::vector<std::string> ops;  // names of the fused group's nodes, in execution order
 };
 
 struct Partition {

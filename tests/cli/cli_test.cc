@@ -9,7 +9,9 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <random>
+#include <set>
 #include <string>
 
 #include "testing/run_tlm.h"
@@ -244,6 +246,38 @@ TEST(CliRun, ExtractPrintsTasks) {
   EXPECT_EQ(r.code, 0) << r.output;
   EXPECT_NE(r.output.find(" tasks"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("conv"), std::string::npos) << r.output;
+}
+
+// The task map: every node of the model in exactly one instance, by its ONNX name, and the
+// instance that writes the model output is the 1x1 conv's.
+TEST(CliRun, ExtractJsonMapsNodesToTasks) {
+  std::string path = write_model("extract_map.onnx", conv_model());
+  std::string map_path = temp_path("extract_map.json");
+  Result r = run_tlm("extract " + path + " --json " + map_path);
+  ASSERT_EQ(r.code, 0) << r.output;
+  std::ifstream in(map_path);
+  nlohmann::json map = nlohmann::json::parse(in);
+  EXPECT_EQ(map["version"], 1);
+  std::multiset<std::string> ops;
+  int instances = 0;
+  for (const auto& task : map["tasks"]) {
+    EXPECT_EQ(task["key_fnv1a"].get<std::string>().size(), 16u);
+    EXPECT_GT(task["flops"].get<double>(), 0);
+    EXPECT_EQ(task["weight"].get<size_t>(), task["instances"].size());
+    for (const auto& inst : task["instances"]) {
+      instances++;
+      for (const auto& op : inst["ops"]) ops.insert(op["name"].get<std::string>());
+      if (inst["output"] == "y") {
+        EXPECT_EQ(task["kind"], "conv2d");
+        ASSERT_EQ(inst["ops"].size(), 1u);
+        EXPECT_EQ(inst["ops"][0]["name"], "Conv_y");
+        EXPECT_EQ(inst["ops"][0]["op"], "Conv");
+        EXPECT_EQ(inst["inputs"], nlohmann::json::array({"a1"}));  // weights are left out
+      }
+    }
+  }
+  EXPECT_EQ(instances, map["instances"].get<int>());
+  EXPECT_EQ(ops, (std::multiset<std::string>{"Conv_c1", "Relu_r1", "Add_a1", "Conv_y"}));
 }
 
 TEST(CliRun, InputOutputRoundTripMatchesInterpreter) {

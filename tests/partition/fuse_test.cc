@@ -27,6 +27,8 @@ TEST(Fuse, ConvBiasReluIsOneGroup) {
   EXPECT_EQ(sub_ops(s), (std::vector<Op>{Op::Conv, Op::Add, Op::Relu}));
   EXPECT_EQ(p.instances[0].inputs, (std::vector<ValueId>{x, w, b}));
   EXPECT_EQ(p.instances[0].output, y);
+  EXPECT_EQ(p.instances[0].ops, (std::vector<std::string>{g.nodes[0].name, g.nodes[1].name,
+                                                          g.nodes[2].name}));
   // Canonical names and copied types: activation first, then weights in first-use order.
   ASSERT_EQ(s.graph.inputs.size(), 3u);
   EXPECT_EQ(s.graph.value(s.graph.inputs[0]).name, "in0");
@@ -229,6 +231,12 @@ TEST(Fuse, CoverAndExecutionOrder) {
     EXPECT_FALSE(ready.count(inst.output)) << "value " << inst.output << " computed twice";
     ready.insert(inst.output);
     EXPECT_EQ(p.tasks[inst.task].sub.graph.inputs.size(), inst.inputs.size());
+  }
+  // Each instance names the nodes it computes: the group's, in node order, every node once.
+  for (size_t i = 0; i < groups.size(); i++) {
+    std::vector<std::string> names;
+    for (int n : groups[i].nodes) names.push_back(g.nodes[n].name);
+    EXPECT_EQ(p.instances[i].ops, names) << "instance " << i;
   }
   EXPECT_TRUE(ready.count(g.outputs[0]));
   // The residual add joined whichever conv came first in node order: the downsample one.

@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# "Where we lose": per task of ResNet-50, MobileNet-V2, BERT-base and GPT-2 (batch 1, the ONNX
+# files of bench/e2e/models.py), tlm's best known program next to the time ONNX Runtime spends
+# on the same ONNX nodes, sorted by the time lost (bench/lose/lose.py explains the mapping).
+#
+#   bench/lose/run.sh THREADS TRIALS [STEP...]    steps: maps peak tune final ort table
+#                                                  (default: all of them, peak twice)
+#
+#   maps   `tlm extract MODEL --json` -> results/lose/maps/MODEL.json (tasks, instances, nodes)
+#   peak   tlm_bench_kernels --peak-only on the same cores, appended to peak_<THREADS>t.txt (run
+#          at the start and before the table: the highest counts)
+#   tune   tlm tune --strategy evolutionary --trials-per-task TRIALS --threads THREADS, records
+#          results/lose/records/MODEL.<THREADS>t.jsonl (resumable: re-run with the same or a
+#          larger TRIALS to continue), logs/MODEL.<THREADS>t.tune.log (the per-task table)
+#   final  the best program of each task timed again (`tlm measure`, 15 samples) right before
+#          ORT's profile, so that both sides are measured in the same minutes ->
+#          final/MODEL.<THREADS>t.jsonl (replaced on every run)
+#   ort    ONNX Runtime with its profiler, intra_op_num_threads THREADS -> ort/MODEL.<THREADS>t.json
+#   table  lose_<THREADS>t.csv, totals_<THREADS>t.json and lose.md (all thread counts present)
+#
+# Environment: MODELS (space-separated) narrows the models; CPUS pins every step (taskset;
+# default 0 for one thread, 0-1 for two); BUILD is the build directory (default build). Two tune
+# lanes can share the work: CPUS=0 MODELS="resnet50 mobilenet_v2" ... tune & CPUS=1 MODELS=...
+# Every command run is appended to results/lose/commands.txt.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+main() {  # (a function: bash reads all of it before running, so editing the file mid-run is safe)
+  threads=${1:?usage: bench/lose/run.sh THREADS TRIALS [STEP...]}
+  trials=${2:?usage: bench/lose/run.sh THREADS TRIALS [STEP...]}
+  shift 2
+  steps=("$@")
+  ((${#steps[@]})) || steps=(maps peak tune final ort peak table)
+  read -r -a models <<< "${MODELS:-resnet50 mobilenet_v2 bert-base gpt2}"
+  build=${BUILD:-build}
+  cpus=${CPUS:-$( ((threads == 1)) && echo 0 || echo "0-$((threads - 1))")}
+  out=bench/results/lose
+  onnx=bench/results/e2e/onnx
+  mkdir -p "$out/maps" "$out/records" "$out/logs" "$out/ort" "$out/final" "$onnx"
+
+  run() {  # logs the command, then runs it
+    echo "$*" >> "$out/commands.txt"
+    "$@"
+  }
+
+  for step in "${steps[@]}"; do
+    case $step in
+      maps)
+        bench/setup.sh > /dev/null
+        for m in "${models[@]}"; do
+          [[ -f $onnx/$m.onnx ]] || run /usr/bin/python3 bench/e2e/models.py --out-dir "$onnx" "$m"
+          run "$build/tlm" extract "$onnx/$m.onnx" --json "$out/maps/$m.json" > "$out/maps/$m.txt"
+        done
+        ;;
+      peak)
+        run taskset -c "$cpus" "$build/tlm_bench_kernels" --peak-only | tee -a "$out/peak_${threads}t.txt"
+        ;;
+      tune)
+        for m in "${models[@]}"; do
+          log=$out/logs/$m.${threads}t.tune.log
+          echo "== $(date +%H:%M:%S) tune $m, $threads thread(s), $trials trials per task (cores $cpus)"
+          run taskset -c "$cpus" nice -n 10 "$build/tlm" tune "$onnx/$m.onnx" --strategy evolutionary \
+            --threads "$threads" --trials-per-task "$trials" --records "$out/records/$m.${threads}t.jsonl" \
+            --seed 0 --quiet --no-e2e > "$log" 2>&1 || echo "   tune $m failed (exit $?): see $log"
+          grep -E '^sum over tasks|^measurements' "$log" | sed 's/^/   /' || true
+        done
+        ;;
+      final)
+        for m in "${models[@]}"; do
+          f=$out/final/$m.${threads}t
+          /usr/bin/python3 bench/lose/lose.py best "$m" --threads "$threads" > "$f.txt"
+          rm -f "$f.jsonl"
+          run taskset -c "$cpus" "$build/tlm" --threads "$threads" measure "$f.txt" --records "$f.jsonl" \
+            --workload "$onnx/$m.onnx" --strategy final --repeats 15 --run-timeout 300 --quiet | tail -1
+        done
+        ;;
+      ort)
+        run taskset -c "$cpus" bench/.venv/bin/python bench/lose/lose.py ort --threads "$threads" "${models[@]}"
+        ;;
+      table)
+        run /usr/bin/python3 bench/lose/lose.py table --threads "$threads" "${models[@]}"
+        run /usr/bin/python3 bench/lose/lose.py md
+        ;;
+      *)
+        echo "unknown step '$step' (steps: maps peak tune final ort table)" >&2
+        exit 1
+        ;;
+    esac
+  done
+}
+
+main "$@"
+exit
