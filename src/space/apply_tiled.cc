@@ -141,7 +141,10 @@ void tile_output(TiledEmit& e) {
       Var outer(nm("d", i, "s" + std::to_string(l))), in(nm("d", i, "i" + std::to_string(l)));
       // Level 0 of a padded var: the tile need not divide the extent; the last one is shifted
       // inwards (it recomputes part of its neighbour), so the accumulator's tile is constant.
-      e.out.split(inner[i], outer, in, (int)span(e.ap, as, i, l + 1), TailStrategy::ShiftInwards);
+      // Exact splits keep Halide's default (no tail to handle).
+      const bool shifted = l == 0 && e.ap.padded[i] != as.extents[i];
+      e.out.split(inner[i], outer, in, (int)span(e.ap, as, i, l + 1),
+                  shifted ? TailStrategy::ShiftInwards : TailStrategy::Auto);
       e.lv[i].push_back(outer);
       inner[i] = in;
     }
