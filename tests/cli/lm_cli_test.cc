@@ -17,6 +17,7 @@
 #include <string>
 #include <thread>
 
+#include "fixtures/tiny_base.h"
 #include "language/sentence.h"
 #include "language/tokenizer.h"
 #include "measure/records.h"
@@ -129,25 +130,8 @@ TEST(LmCli, BadCheckpointsAreOneMessage) {
   }
 }
 
-// A tiny untrained base with the grammar's tokenizer, written in-process: the loop's mechanics
-// need no pre-training.
-std::string tiny_base() {
-  const std::string p = dir() + "/tiny-base.ckpt";
-  Tokenizer tok = TokenizerBuilder().build();
-  GPTConfig c;
-  c.vocab_size = tok.size();
-  c.block_size = 640;
-  c.n_layer = 1;
-  c.n_head = 2;
-  c.n_embd = 32;
-  LanguageModel m(c, 3);
-  CheckpointInfo info;
-  info.vocab_hash = tok.hash();
-  info.language_version = kLanguageVersion;
-  info.extra = {{"tokenizer", tok.to_json()}};
-  m.save(p, info);
-  return p;
-}
+// A tiny untrained base, written in-process: the loop's mechanics need no pre-training.
+std::string tiny_base() { return write_tiny_base(dir() + "/tiny-base.ckpt"); }
 
 int64_t count_lines(const std::string& p) {
   std::ifstream in(p);

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <set>
 
+#include "fixtures/tiny_base.h"
 #include "language/sentence.h"
 #include "model/tlm_model.h"
 #include "support/error.h"
@@ -29,23 +30,6 @@ struct Dir {
   ~Dir() { fs::remove_all(path); }
 };
 
-std::string make_base(const std::string& p) {
-  Tokenizer tok = TokenizerBuilder().build();
-  GPTConfig c;
-  c.vocab_size = tok.size();
-  c.block_size = 640;
-  c.n_layer = 1;
-  c.n_head = 2;
-  c.n_embd = 32;
-  LanguageModel m(c, 3);
-  CheckpointInfo info;
-  info.vocab_hash = tok.hash();
-  info.language_version = kLanguageVersion;
-  info.extra = {{"tokenizer", tok.to_json()}};
-  m.save(p, info);
-  return p;
-}
-
 int64_t lines_of(const std::string& p) {
   std::ifstream in(p);
   int64_t n = 0;
@@ -57,7 +41,7 @@ TEST(Loop, RunsResumesAndRefusesAnotherConfiguration) {
   Dir d;
   LoopOptions o;
   o.dir = d.path + "/loop";
-  o.base = make_base(d.path + "/base.ckpt");
+  o.base = write_tiny_base(d.path + "/base.ckpt");
   o.out = d.path + "/out.ckpt";
   o.tasks.workloads = {"bert-tiny:seq=16"};
   o.tasks.max_tasks = 3;

@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <random>
 
+#include "fixtures/tiny_base.h"
 #include "language/sentence.h"
 #include "language/workloads.h"
 #include "model/data.h"
@@ -29,22 +30,7 @@ void remove_all(const std::string& p) {
 }
 
 // A tiny untrained base with the grammar's tokenizer.
-std::string make_base(const Tokenizer& tok) {
-  GPTConfig c;
-  c.vocab_size = tok.size();
-  c.block_size = 640;
-  c.n_layer = 1;
-  c.n_head = 2;
-  c.n_embd = 32;
-  LanguageModel m(c, 3);
-  CheckpointInfo info;
-  info.vocab_hash = tok.hash();
-  info.language_version = kLanguageVersion;
-  info.extra = {{"tokenizer", tok.to_json()}};
-  const std::string p = path("base.ckpt");
-  m.save(p, info);
-  return p;
-}
+std::string make_base() { return write_tiny_base(path("base.ckpt")); }
 
 // Six random programs of one small task: the demonstrations.
 std::vector<Demonstration> demos() {
@@ -75,7 +61,7 @@ class FinetuneTest : public ::testing::Test {
 
 TEST_F(FinetuneTest, LowersTheLossOfTheDemonstrations) {
   Tokenizer tok = TokenizerBuilder().build();
-  const std::string base = make_base(tok), out = path("ft.ckpt");
+  const std::string base = make_base(), out = path("ft.ckpt");
   remove_all(out);
   const std::vector<Demonstration> d = demos();
   FinetuneReport r = finetune_from_base(base, d, options(out));
@@ -106,8 +92,7 @@ TEST_F(FinetuneTest, LowersTheLossOfTheDemonstrations) {
 }
 
 TEST_F(FinetuneTest, CopiesAndValidationGroups) {
-  Tokenizer tok = TokenizerBuilder().build();
-  const std::string base = make_base(tok), out = path("groups.ckpt");
+  const std::string base = make_base(), out = path("groups.ckpt");
   remove_all(out);
   std::vector<Demonstration> d = demos();
   for (size_t i = 0; i < d.size(); i++) d[i].group = "g" + std::to_string(i), d[i].copies = 2;
@@ -122,8 +107,7 @@ TEST_F(FinetuneTest, CopiesAndValidationGroups) {
 }
 
 TEST_F(FinetuneTest, NoDemonstrationIsAUserError) {
-  Tokenizer tok = TokenizerBuilder().build();
-  const std::string base = make_base(tok);
+  const std::string base = make_base();
   try {
     finetune_from_base(base, {}, options(path("none.ckpt")));
     ADD_FAILURE() << "no UserError";
