@@ -115,7 +115,8 @@ std::vector<int64_t> next_options(const TaskSpace& space, const std::vector<int6
 // Number of values a complete program has.
 size_t program_length(const TaskSpace& space);
 
-// Uniform choice at every position (the paper's random sampling; Ansor's too).
+// Random sampling (the paper's; Ansor's too): uniform choice at every position, except rows with a
+// prior on their first option (a pad slot keeps its extent with chance 3/4, steps.cc).
 Program sample_program(const TaskSpace& space, std::mt19937_64& rng);
 
 // True when the program has program_length() values, each among next_options of its prefix.

@@ -116,6 +116,9 @@ struct StepRow {
   // The cost model's features of the slot (features.cc): how many, and adding them.
   int (*feature_width)(const Slot&);
   void (*features)(const Slot&, const int64_t* values, FeatureState&);
+  // Random sampling's prior (sample_program): the chance of the first option, the identity
+  // ("no pad"), when a row's other options are mostly slower and slower to compile; 0 = uniform.
+  double first_prior = 0;
 };
 const StepRow& step_row(StepKind k);
 

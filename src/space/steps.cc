@@ -52,6 +52,10 @@ int tiled_output_vars(const TaskSpace& space) {
 // larger than the extent) and every factor stays a plain value (<= kPlainTileValue: the
 // sentence's "/k" spelling of larger factors is relative to the unpadded extent).
 constexpr int64_t kPlainTileValue = 999;
+// Pad slots sample "no pad" with this chance: uniformly, a conv's three pad slots padded 89% of
+// random programs, which were slower to compile (median 0.43 vs 0.31 s) and to run.
+constexpr double kPadFirstPrior = 0.75;
+
 Values tile_options(const OptionCtx& c) {
   const int64_t done = product(c.partial);
   if (c.slot.reduction) return divisors(c.slot.extent / done);
@@ -195,7 +199,8 @@ constexpr StepRow kSteps[] = {
      rfactor_features},
     {StepKind::Order, "order", order_options, order_record, describe_order, one_feature,
      value_feature},
-    {StepKind::Pad, "pad", pad_slot_options, pad_record, describe_pad, one_feature, pad_features},
+    {StepKind::Pad, "pad", pad_slot_options, pad_record, describe_pad, one_feature, pad_features,
+     kPadFirstPrior},
 };
 static_assert(sizeof(kSteps) / sizeof(kSteps[0]) == kStepKindCount, "one row per StepKind");
 
@@ -298,11 +303,19 @@ size_t program_length(const TaskSpace& space) {
 
 Program sample_program(const TaskSpace& space, std::mt19937_64& rng) {
   Program p;
-  size_t n = program_length(space);
-  while (p.values.size() < n) {
-    std::vector<int64_t> opts = next_options(space, p.values);
-    p.values.push_back(opts[rng() % opts.size()]);
+  for (const Slot& slot : space.slots) {
+    double first = step_row(slot.kind).first_prior;
+    for (int a = 0; a < slot.arity; a++) {
+      std::vector<int64_t> opts = next_options(space, p.values);
+      size_t k = rng() % opts.size();
+      if (first > 0 && opts.size() > 1) {  // the first option with chance `first`, else uniform
+        double u = std::uniform_real_distribution<double>(0, 1)(rng);
+        k = u < first ? 0 : 1 + rng() % (opts.size() - 1);
+      }
+      p.values.push_back(opts[k]);
+    }
   }
+  TLM_CHECK(p.values.size() == program_length(space)) << "sample_program: slot arities disagree";
   return p;
 }
 

@@ -1,6 +1,7 @@
 // The space's contracts: deterministic replay, next_options as the single source of validity
 // (never empty along sampled prefixes; is_valid_program accepts samples and rejects tampering),
 // the fast hand-written structures are points of the space, and space sizes of zoo tasks.
+#include <map>
 #include <regex>
 #include <set>
 
@@ -185,6 +186,36 @@ TEST(Space, PaddedTilesComputeTheRightAnswer) {
     padded++;
   }
   EXPECT_EQ(padded, 6);
+}
+
+// Random sampling keeps a pad slot's extent with chance 3/4 (uniformly, most random programs were
+// padded: slower to compile and to run), the other options uniformly; samples stay valid.
+TEST(Space, SamplingPrefersUnpaddedExtents) {
+  HardwareInfo hw = detect_hardware();
+  TaskSpace space = build_space(lower_subgraph(matmul_subgraph(56, 24, 50)), hw);
+  std::mt19937_64 rng(3);
+  std::map<int64_t, int> first_pad;  // value of the first pad slot -> count
+  int64_t extent = 0;
+  const int n = 2000;
+  for (int i = 0; i < n; i++) {
+    Program p = sample_program(space, rng);
+    ASSERT_TRUE(is_valid_program(space, p));
+    size_t pos = 0;
+    for (const Slot& s : space.slots) {
+      if (s.kind == StepKind::Pad) {
+        first_pad[p.values[pos]]++;
+        extent = s.extent;
+        break;
+      }
+      pos += s.arity;
+    }
+  }
+  const size_t options = pad_options(extent).size();  // 56 or 50: 4 or 5 options
+  ASSERT_GE(options, 3u);
+  ASSERT_EQ(first_pad.size(), options);  // every option reached
+  EXPECT_NEAR(first_pad[1] / double(n), 0.75, 0.04);
+  for (const auto& [m, count] : first_pad)
+    if (m != 1) EXPECT_NEAR(count / double(n), 0.25 / (options - 1), 0.03) << "pad " << m;
 }
 
 TEST(Space, ZooTaskSpacesAreLarge) {
