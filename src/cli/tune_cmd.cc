@@ -69,9 +69,10 @@ Command add_tune_command(CLI::App& app) {
       ->capture_default_str()
       ->check(CLI::Range(0, 1000000));
   cmd->add_option("--model", o->tune.model_path,
-                  "language-model checkpoint of the tlm strategy (default: models/tlm.ckpt)");
+                  "language-model checkpoint of the tlm and tlm-evolutionary strategies (default: "
+                  "models/tlm.ckpt)");
   cmd->add_option("--temperature", o->tune.lm_search.temperature,
-                  "tlm strategy: sampling temperature")
+                  "tlm, tlm-evolutionary: sampling temperature")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
   cmd->add_option("--records", o->tune.records_path,

@@ -120,16 +120,30 @@ void decode_slots(DecodeSession& sess, const TaskSpace& space, const TaskTokens&
 // One round of sampling: `rows` programs decoded in lockstep.
 std::vector<GeneratedProgram> sample_round(const LanguageModel& m, const Tokenizer& tok,
                                            const TaskSpace& space, const TaskTokens& tt, int rows,
-                                           const GenerateOptions& o, std::mt19937_64& rng) {
+                                           const GenerateOptions& o, size_t first_row,
+                                           std::mt19937_64& rng) {
   std::unique_ptr<DecodeSession> sess = m.start_decoding(rows);
   const int V = m.config().vocab_size;
   std::vector<GeneratedProgram> out(rows);
+  // Row r's forced start (o.prefixes), and whether it is still being followed.
+  std::vector<const std::vector<int64_t>*> start(rows, nullptr);
+  if (!o.prefixes.empty())
+    for (int r = 0; r < rows; r++) start[r] = &o.prefixes[(first_row + r) % o.prefixes.size()];
   decode_slots(*sess, space, tt, [&](const Slot& slot, int a, const std::vector<float>& logp) {
     std::vector<int> chosen(rows);
     for (int r = 0; r < rows; r++) {
       Options opt = options_of(space, tok, slot, a, out[r].program.values);
       std::vector<double> lp = masked_logprobs(logp.data() + (size_t)r * V, opt, o.temperature);
-      size_t i = sample_index(lp, o.top_k, rng);
+      size_t i = opt.values.size();
+      const size_t pos = out[r].program.values.size();
+      if (start[r] && pos < start[r]->size()) {
+        auto it = std::find(opt.values.begin(), opt.values.end(), (*start[r])[pos]);
+        i = (size_t)(it - opt.values.begin());
+      }
+      if (i == opt.values.size()) {  // past the start, or it stopped being valid: sample
+        start[r] = nullptr;
+        i = sample_index(lp, o.top_k, rng);
+      }
       out[r].program.values.push_back(opt.values[i]);
       out[r].logprob += lp[i];
       chosen[r] = opt.ids[i];
@@ -205,7 +219,8 @@ std::vector<GeneratedProgram> generate_programs(const LanguageModel& m, const To
     for (int round = 0; round < rounds && (int)out.size() < o.n; round++) {
       int rows = std::min(o.batch, std::max(1, o.n - (int)out.size()));
       if (round > 0) rows = o.batch;  // repeats: decode full batches
-      for (GeneratedProgram& g : sample_round(m, tok, space, tt, rows, o, rng)) {
+      for (GeneratedProgram& g :
+           sample_round(m, tok, space, tt, rows, o, (size_t)st.sequences, rng)) {
         st.sequences++;
         if ((int)out.size() >= o.n) break;
         if (!seen.insert(g.program.values).second) {

@@ -8,7 +8,8 @@
 //                                          cache (temperature, top-k), de-duplicated on the
 //                                          program (= the canonical sentence); or, with
 //                                          o.beam > 0, beam search returning the most likely
-//                                          programs (beam 1 = greedy)
+//                                          programs (beam 1 = greedy); o.prefixes: the model
+//                                          completes given starts
 //   score_programs(m, tok, printer, ps)    how the *unconstrained* model sees given programs:
 //                                          per decision the probability mass on valid values,
 //                                          the negative log-likelihood of the chosen value and
@@ -33,6 +34,10 @@ struct GenerateOptions {
   int beam = 0;              // > 0: beam search of this width instead of sampling (n <= beam)
   uint64_t seed = 0;
   int max_rounds = 0;  // sampling rounds before giving up on n distinct (0: 4 + 4 n / batch)
+  // Sampling only: the i-th sequence decoded starts with the values prefixes[i % size] (forced,
+  // kept while each is among next_options: the model completes a given start, e.g. a mutated
+  // parent in tlm-evolutionary). Empty: every value is sampled.
+  std::vector<std::vector<int64_t>> prefixes;
 };
 
 struct GeneratedProgram {

@@ -50,11 +50,12 @@ class RandomSearch : public SearchPolicy {
 
 class EvolutionarySearch : public SearchPolicy {
  public:
-  explicit EvolutionarySearch(const EvolutionOptions& o) : o_(o) {}
-  const char* name() const override { return "evolutionary"; }
+  EvolutionarySearch(const EvolutionOptions& o, std::unique_ptr<ProposalSource> source)
+      : o_(o), src_(std::move(source)) {}
+  const char* name() const override { return src_ ? "tlm-evolutionary" : "evolutionary"; }
 
   std::vector<Program> propose(TaskSearch& t, int n, std::mt19937_64& rng) override {
-    if (t.ok_count() < o_.min_train) return sample_unseen(t, n, rng);
+    if (t.ok_count() < o_.min_train) return unseen(t, n, rng);
     retrain(t);
     const TaskSpace& space = t.harness->space;
 
@@ -69,6 +70,10 @@ class EvolutionarySearch : public SearchPolicy {
     for (size_t i = 0; i < order.size() && (int)pop.size() < o_.elite; i++)
       if (t.latencies_s[order[i]] > 0 && in_pop.insert(t.programs[order[i]].values).second)
         pop.push_back(t.programs[order[i]]);
+    if (src_)
+      for (Program& p : src_->fresh(t, std::min(o_.source_fresh, o_.population), rng))
+        if ((int)pop.size() < o_.population && in_pop.insert(p.values).second)
+          pop.push_back(std::move(p));
     for (int tries = 0; (int)pop.size() < o_.population && tries < 4 * o_.population; tries++) {
       Program p = sample_program(space, rng);
       if (in_pop.insert(p.values).second) pop.push_back(std::move(p));
@@ -80,7 +85,7 @@ class EvolutionarySearch : public SearchPolicy {
       std::vector<float> score = predict(t, pop);
       for (size_t i = 0; i < pop.size(); i++) pool[pop[i].values] = score[i];
       if (g + 1 == o_.generations) break;
-      pop = next_generation(space, pop, score, rng);
+      pop = next_generation(t, pop, score, rng);
     }
 
     // The batch: best predicted unseen programs, plus a few random ones for exploration.
@@ -96,12 +101,16 @@ class EvolutionarySearch : public SearchPolicy {
       out.push_back(Program{*r.second});
       t.seen.insert(*r.second);
     }
-    std::vector<Program> fill = sample_unseen(t, n - (int)out.size(), rng);
+    std::vector<Program> fill = unseen(t, n - (int)out.size(), rng);
     out.insert(out.end(), fill.begin(), fill.end());
     return out;
   }
 
  private:
+  std::vector<Program> unseen(TaskSearch& t, int n, std::mt19937_64& rng) {
+    return src_ ? src_->fresh_unseen(t, n, rng) : sample_unseen(t, n, rng);
+  }
+
   // Failed programs sort last.
   static double rank_key(double latency) { return latency > 0 ? latency : INFINITY; }
 
@@ -120,9 +129,11 @@ class EvolutionarySearch : public SearchPolicy {
     return t.model->predict(x);
   }
 
-  // Elites survive; the rest are children of parents chosen by binary tournament on the score.
-  std::vector<Program> next_generation(const TaskSpace& space, const std::vector<Program>& pop,
+  // Elites survive; the rest are children of parents chosen by binary tournament on the score:
+  // crossovers and mutations, and with a source, its completions of mutated parents.
+  std::vector<Program> next_generation(const TaskSearch& t, const std::vector<Program>& pop,
                                        const std::vector<float>& score, std::mt19937_64& rng) {
+    const TaskSpace& space = t.harness->space;
     std::vector<size_t> order(pop.size());
     for (size_t i = 0; i < order.size(); i++) order[i] = i;
     std::stable_sort(order.begin(), order.end(),
@@ -140,6 +151,14 @@ class EvolutionarySearch : public SearchPolicy {
       return pop[score[a] >= score[b] ? a : b];
     };
     std::uniform_real_distribution<double> u(0, 1);
+    if (src_ && o_.source_mutations > 0) {
+      std::vector<std::vector<int64_t>> starts;
+      for (int i = 0; i < o_.source_mutations; i++)
+        starts.push_back(mutation_prefix(space, tournament(), rng));
+      for (Program& child : src_->complete(t, starts, rng))
+        if (next.size() < pop.size() && in_next.insert(child.values).second)
+          next.push_back(std::move(child));
+    }
     for (int tries = 0; next.size() < pop.size() && tries < 4 * (int)pop.size(); tries++) {
       Program child = u(rng) < o_.crossover_prob
                           ? crossover_programs(space, tournament(), tournament(), rng)
@@ -150,6 +169,7 @@ class EvolutionarySearch : public SearchPolicy {
   }
 
   EvolutionOptions o_;
+  std::unique_ptr<ProposalSource> src_;  // tlm-evolutionary; null: uniform samples
 };
 
 }  // namespace
@@ -169,7 +189,13 @@ int TaskSearch::ok_count() const {
 std::unique_ptr<SearchPolicy> make_random_search() { return std::make_unique<RandomSearch>(); }
 
 std::unique_ptr<SearchPolicy> make_evolutionary_search(const EvolutionOptions& o) {
-  return std::make_unique<EvolutionarySearch>(o);
+  return std::make_unique<EvolutionarySearch>(o, nullptr);
+}
+
+std::unique_ptr<SearchPolicy> make_evolutionary_search(const EvolutionOptions& o,
+                                                       std::unique_ptr<ProposalSource> source) {
+  TLM_CHECK(source) << "tlm-evolutionary needs a proposal source";
+  return std::make_unique<EvolutionarySearch>(o, std::move(source));
 }
 
 std::vector<Program> sample_unseen(TaskSearch& t, int n, std::mt19937_64& rng) {
@@ -193,10 +219,10 @@ std::vector<Program> sample_unseen(TaskSearch& t, int n, std::mt19937_64& rng) {
   return out;
 }
 
-Program mutate_program(const TaskSpace& space, const Program& p, std::mt19937_64& rng) {
-  if (space.slots.empty()) return p;
-  std::vector<size_t> off = slot_offsets(space);
-  // A slot whose first value has alternatives; a few tries, then any slot.
+namespace {
+// The slot a mutation changes: one whose first value has alternatives; a few tries, then any.
+size_t mutation_slot(const TaskSpace& space, const Program& p, const std::vector<size_t>& off,
+                     std::mt19937_64& rng) {
   std::uniform_int_distribution<size_t> any(0, space.slots.size() - 1);
   size_t s = any(rng);
   for (int tries = 0; tries < 8; tries++) {
@@ -204,6 +230,27 @@ Program mutate_program(const TaskSpace& space, const Program& p, std::mt19937_64
     if (next_options(space, prefix).size() > 1) break;
     s = any(rng);
   }
+  return s;
+}
+}  // namespace
+
+std::vector<int64_t> mutation_prefix(const TaskSpace& space, const Program& p,
+                                     std::mt19937_64& rng) {
+  if (space.slots.empty()) return p.values;
+  std::vector<size_t> off = slot_offsets(space);
+  size_t s = mutation_slot(space, p, off, rng);
+  std::vector<int64_t> prefix(p.values.begin(), p.values.begin() + off[s]);
+  std::vector<int64_t> other;
+  for (int64_t o : next_options(space, prefix))
+    if (o != p.values[off[s]]) other.push_back(o);
+  if (!other.empty()) prefix.push_back(pick(other, rng));
+  return prefix;
+}
+
+Program mutate_program(const TaskSpace& space, const Program& p, std::mt19937_64& rng) {
+  if (space.slots.empty()) return p;
+  std::vector<size_t> off = slot_offsets(space);
+  size_t s = mutation_slot(space, p, off, rng);
   std::vector<int64_t> prefix(p.values.begin(), p.values.begin() + off[s]);
   const size_t slot_end = off[s + 1];
   return complete(

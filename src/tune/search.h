@@ -11,7 +11,14 @@
 //                           mutation and crossover, ranked by an XGBoost model of the task's
 //                           measured records (retrained after every batch); the batch is the
 //                           top-scoring unmeasured programs plus an epsilon share of random ones
+//   tlm-evolutionary        the same evolution with a ProposalSource (the paper's TLM-Ansor,
+//                           §6.4; tune/lm_search.h makes the language model one): its programs
+//                           replace the uniform samples (first batches, fresh members of each
+//                           first generation, the exploration share), and a share of each
+//                           generation's children are mutated parents the model completes
 //   mutate_program()        resample one slot's values, keep the rest where still valid
+//   mutation_prefix()       the start of such a mutation: a parent up to a slot, that slot's first
+//                           value changed
 //   crossover_programs()    slot by slot from either parent, repaired where invalid
 // Both operators walk the program through next_options(), so every child is valid by
 // construction, like every sample.
@@ -49,6 +56,23 @@ struct EvolutionOptions {
   double eps_random = 0.1;       // share of the batch sampled at random (at least 1 of >= 4)
   int min_train = 4;             // error-free measurements before the model is trusted
   int elite = 16;                // best measured programs seeded into the first generation
+  // With a ProposalSource only:
+  int source_fresh = 16;      // first-generation members it writes (the rest uniform samples)
+  int source_mutations = 16;  // children per generation it completes from mutated parents
+};
+
+// Where programs come from when not from uniform sampling (tlm-evolutionary: the model).
+class ProposalSource {
+ public:
+  virtual ~ProposalSource() = default;
+  // Up to n programs never seen by t, marked seen (topped up with uniform samples if need be).
+  virtual std::vector<Program> fresh_unseen(TaskSearch& t, int n, std::mt19937_64& rng) = 0;
+  // Up to n programs, distinct, maybe seen.
+  virtual std::vector<Program> fresh(const TaskSearch& t, int n, std::mt19937_64& rng) = 0;
+  // One completion per prefix (valid programs; a prefix is kept while its values stay valid).
+  virtual std::vector<Program> complete(const TaskSearch& t,
+                                        const std::vector<std::vector<int64_t>>& prefixes,
+                                        std::mt19937_64& rng) = 0;
 };
 
 class SearchPolicy {
@@ -61,12 +85,17 @@ class SearchPolicy {
 
 std::unique_ptr<SearchPolicy> make_random_search();
 std::unique_ptr<SearchPolicy> make_evolutionary_search(const EvolutionOptions& o = {});
+// "tlm-evolutionary": the evolution drawing on `source` instead of uniform samples.
+std::unique_ptr<SearchPolicy> make_evolutionary_search(const EvolutionOptions& o,
+                                                       std::unique_ptr<ProposalSource> source);
 
 // Up to n unseen uniform samples (marked seen); sets t.exhausted when many draws in a row were
 // seen already.
 std::vector<Program> sample_unseen(TaskSearch& t, int n, std::mt19937_64& rng);
 
 Program mutate_program(const TaskSpace& space, const Program& p, std::mt19937_64& rng);
+std::vector<int64_t> mutation_prefix(const TaskSpace& space, const Program& p,
+                                     std::mt19937_64& rng);
 Program crossover_programs(const TaskSpace& space, const Program& a, const Program& b,
                            std::mt19937_64& rng);
 

@@ -55,7 +55,7 @@ struct Run {
   std::vector<MeasureRecord> records;  // this hardware's, from the file and this run
   std::vector<TaskRun> tasks;
   std::unique_ptr<RecordWriter> writer;
-  TlmModel lm;  // the `tlm` strategy's language model
+  TlmModel lm;  // the language model of `tlm` and `tlm-evolutionary`
   TuneReport report;
 
   Run(const TuneOptions& opts, const StrategyInfo& s) : o(opts), strategy(s) {}
@@ -128,6 +128,8 @@ void prepare_tasks(Run& run, const Partition& p) {
 std::unique_ptr<SearchPolicy> make_policy(const Run& run) {
   if (run.strategy.name == "random") return make_random_search();
   if (run.strategy.name == "tlm") return make_lm_search(*run.lm.lm, run.lm.tok, run.o.lm_search);
+  if (run.strategy.name == "tlm-evolutionary")
+    return make_tlm_evolutionary_search(*run.lm.lm, run.lm.tok, run.o.lm_search, run.o.evolution);
   return make_evolutionary_search(run.o.evolution);
 }
 
@@ -398,6 +400,9 @@ const std::vector<StrategyInfo>& strategies() {
         {"tlm", StrategyKind::Search,
          "programs written by the tensor language model (--model, default the shipped one); "
          "--trials-per-task 0: each task's most likely program, no measurement"},
+        {"tlm-evolutionary", StrategyKind::Search,
+         "evolutionary search seeded with the language model's programs, the model also "
+         "completing mutated parents (the paper's TLM-Ansor; --model as for tlm)"},
     };
     for (const HalideAutoschedulerInfo& h : halide_autoschedulers())
       r.push_back({h.strategy, StrategyKind::HalideAutoscheduler,
@@ -430,7 +435,7 @@ TuneReport tune_model(const Graph& g, const Partition& p, const TuneOptions& o) 
   run.report.strategy = o.strategy;
   run.report.hardware = run.hw_key;
 
-  if (run.strategy.name == "tlm") {
+  if (run.strategy.name == "tlm" || run.strategy.name == "tlm-evolutionary") {
     set_model_threads(compute_threads());
     run.lm = load_model_or_default(o.model_path);
   }

@@ -61,8 +61,8 @@ struct TuneOptions {
   int remeasure_repeats = 15;  // timing samples of a re-measurement
   MeasureOptions measure;
   EvolutionOptions evolution;
-  std::string model_path;     // `tlm` strategy: the checkpoint ("": the shipped one)
-  LmSearchOptions lm_search;  // `tlm` strategy: sampling
+  std::string model_path;     // `tlm`, `tlm-evolutionary`: the checkpoint ("": the shipped one)
+  LmSearchOptions lm_search;  // `tlm`, `tlm-evolutionary`: sampling
   SchedulerOptions scheduler;
   bool progress = true;  // progress line on stderr
   // End to end: compile the model with the best programs, verify, time. model_inputs are the

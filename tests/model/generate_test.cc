@@ -135,6 +135,39 @@ TEST(Generate, SamplingIsDeterministicAndDistinct) {
   EXPECT_NE(d[0].program, a[0].program);
 }
 
+// Given starts (tlm-evolutionary's mutated parents) are followed while their values stay valid,
+// and the model completes them into valid programs.
+TEST(Generate, PrefixesAreFollowedWhileValid) {
+  const Fixture& f = fixture();
+  auto c = task_case(workload_tasks("resnet18:image=32")[2], avx2());
+  std::mt19937_64 rng(5);
+  Program p = sample_program(c->space, rng);
+  const size_t half = p.values.size() / 2;
+  std::vector<int64_t> good(p.values.begin(), p.values.begin() + half);
+  std::vector<int64_t> bad(p.values.begin(), p.values.begin() + 3);
+  bad.push_back(-12345);  // never an option: the start is cut here
+  bad.push_back(p.values[4]);
+  GenerateOptions o;
+  o.n = 2;
+  o.batch = 2;
+  o.max_rounds = 1;
+  o.seed = 9;
+  o.prefixes = {good, bad};
+  std::vector<GeneratedProgram> out = generate_programs(*f.lm, f.tok, *c->printer, o);
+  ASSERT_EQ(out.size(), 2u);
+  for (const GeneratedProgram& g : out) EXPECT_TRUE(is_valid_program(c->space, g.program));
+  EXPECT_EQ(std::vector<int64_t>(out[0].program.values.begin(),
+                                 out[0].program.values.begin() + half),
+            good);
+  EXPECT_EQ(std::vector<int64_t>(out[1].program.values.begin(),
+                                 out[1].program.values.begin() + 3),
+            std::vector<int64_t>(bad.begin(), bad.begin() + 3));
+  // Without starts, the same seed writes other programs (the starts were not a coincidence).
+  o.prefixes.clear();
+  std::vector<GeneratedProgram> free = generate_programs(*f.lm, f.tok, *c->printer, o);
+  EXPECT_NE(free[0].program, out[0].program);
+}
+
 // The renormalized log-probability of a program, from one full recomputation of its sentence.
 double full_logprob(const Fixture& f, const TaskCase& c, const Program& p) {
   std::vector<int> ids = {kBosId};
