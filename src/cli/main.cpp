@@ -25,12 +25,14 @@ bool cpu_has_avx512f() {
   return false;
 }
 
-// Only the commands that run the language model need it (re-executing costs a second: libtorch
+// Only the commands that run the language model need it (`run --schedules tlm` too) (re-executing costs a second: libtorch
 // loads twice).
 bool runs_language_model(int argc, char** argv) {
-  for (int i = 1; i < argc; i++)
+  for (int i = 1; i < argc; i++) {
     for (const char* cmd : {"train", "generate", "tune", "finetune", "loop"})
       if (std::strcmp(argv[i], cmd) == 0) return true;
+    if (std::strncmp(argv[i], "--schedules", 11) == 0) return true;
+  }
   return false;
 }
 

@@ -1,5 +1,5 @@
 // The language-model commands through the built binary: sample -> train -> generate -> tune with
-// the `tlm` strategy and no measurement, on a tiny workload; every bad checkpoint (missing,
+// the `tlm` strategy and no measurement, and `run --schedules tlm`, on a tiny workload; every bad checkpoint (missing,
 // garbage, truncated) is one message and exit code 1; the loop survives a kill -9 and resumes
 // without measuring anything twice, `tlm finetune` learns from its records, and bad input to both
 // (another configuration, no demonstration, records of another language) is one message.
@@ -101,6 +101,23 @@ TEST(LmCli, TrainGenerateAndTuneWithoutMeasurement) {
   ASSERT_EQ(t.code, 0) << t.output;
   EXPECT_NE(t.output.find("verify PASS"), std::string::npos) << t.output;
   EXPECT_NE(t.output.find("no measurement"), std::string::npos) << t.output;
+}
+
+// `tlm run --schedules tlm`: the model's schedules beside the default ones, both verified.
+TEST(LmCli, RunWithTlmSchedulesVerifiesBoth) {
+  const std::string& ckpt = checkpoint();
+  Result r = run_tlm("run bert-tiny:seq=16 --schedules tlm --repeat 2 --model " + ckpt);
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("verify (default schedules): PASS"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("verify (tlm schedules): PASS"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("end-to-end: default"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("speedup"), std::string::npos) << r.output;
+  Result bad = run_tlm("run bert-tiny:seq=16 --schedules fast");
+  EXPECT_EQ(bad.code, 1) << bad.output;
+  EXPECT_NE(bad.output.find("--schedules"), std::string::npos) << bad.output;
+  Result missing = run_tlm("run bert-tiny:seq=16 --schedules tlm --model " + dir() + "/none.ckpt");
+  EXPECT_EQ(missing.code, 1) << missing.output;
+  EXPECT_NE(missing.output.find("none.ckpt"), std::string::npos) << missing.output;
 }
 
 TEST(LmCli, BadCheckpointsAreOneMessage) {
