@@ -31,7 +31,7 @@ struct FinetuneCliOptions {
 
 int run_finetune(FinetuneCliOptions& o) {
   set_model_threads(compute_threads());
-  const std::string base = o.base.empty() ? default_model_path() : o.base;
+  const std::string base = o.base.empty() ? default_base_path() : o.base;
   TLM_USER_CHECK(!base.empty()) << "finetune: no base model: pass --base CKPT";
   load_tlm_model(base);  // a bad base is one message before the records are read
 
@@ -88,7 +88,7 @@ Command add_finetune_command(CLI::App& app) {
       "finetune",
       "fine-tune the base language model on the best measured programs of each task (the "
       "demonstration data); always from the base; resumable");
-  cmd->add_option("--base", o->base, "base checkpoint (default: the shipped models/tlm.ckpt)");
+  cmd->add_option("--base", o->base, "base checkpoint (default: the shipped pre-trained models/tlm-base.ckpt)");
   cmd->add_option("--records", o->records, "records files (JSON lines) to draw demonstrations from")
       ->required()
       ->take_all();

@@ -22,7 +22,7 @@ struct LoopCliOptions {
 
 int run_loop_cmd(LoopCliOptions& c) {
   LoopOptions& o = c.loop;
-  if (o.base.empty()) o.base = default_model_path();
+  if (o.base.empty()) o.base = default_base_path();
   TLM_USER_CHECK(!o.base.empty()) << "loop: no base model: pass --base CKPT";
   o.demos.weighting = parse_demo_weighting(c.weighting);
   o.progress = !c.quiet;
@@ -69,7 +69,7 @@ Command add_loop_command(CLI::App& app) {
       "the iterative optimization (paper §5.3): the model writes programs for the training "
       "tasks, they are measured, the base is fine-tuned on the best of all records, repeat; "
       "resumable (run the same command again)");
-  cmd->add_option("--base", o.base, "base checkpoint (default: the shipped models/tlm.ckpt)");
+  cmd->add_option("--base", o.base, "base checkpoint (default: the shipped pre-trained models/tlm-base.ckpt)");
   cmd->add_option("--records", o.dir,
                   "the loop directory: configuration, records.jsonl, rounds, models, curves")
       ->required();

@@ -40,23 +40,29 @@ TlmModel load_tlm_model(const std::string& path) {
   return m;
 }
 
-std::string default_model_path() {
+namespace {
+// models/FILE beside the executable's build directory or in the source tree; "" when absent.
+std::string shipped_path(const char* file) {
   std::vector<std::string> candidates;
   char exe[PATH_MAX];
   ssize_t n = ::readlink("/proc/self/exe", exe, sizeof exe - 1);
   if (n > 0) {
     exe[n] = '\0';
     std::string dir = dirname_of(exe);
-    candidates.push_back(dir + "/../models/tlm.ckpt");  // build/tlm
-    candidates.push_back(dir + "/models/tlm.ckpt");
+    candidates.push_back(dir + "/../models/" + file);  // build/tlm
+    candidates.push_back(dir + "/models/" + file);
   }
 #ifdef TLM_SOURCE_DIR
-  candidates.push_back(std::string(TLM_SOURCE_DIR) + "/models/tlm.ckpt");
+  candidates.push_back(std::string(TLM_SOURCE_DIR) + "/models/" + file);
 #endif
   for (const std::string& c : candidates)
     if (exists(c)) return c;
   return "";
 }
+}  // namespace
+
+std::string default_model_path() { return shipped_path("tlm.ckpt"); }
+std::string default_base_path() { return shipped_path("tlm-base.ckpt"); }
 
 TlmModel load_model_or_default(const std::string& path) {
   if (!path.empty()) return load_tlm_model(path);

@@ -5,9 +5,11 @@
 //   load_tlm_model(path)   UserError, one message, for: a missing, truncated or foreign file; a
 //                          checkpoint of another tensor-language version or another tokenizer
 //                          (saying what to re-run)
-//   default_model_path()   the checkpoint shipped in the repository (models/tlm.ckpt), found from
-//                          the executable's location (build/tlm -> ../models) or the source tree;
-//                          "" when there is none
+//   default_model_path()   the checkpoint shipped in the repository (models/tlm.ckpt: the
+//                          fine-tuned model), found from the executable's location (build/tlm ->
+//                          ../models) or the source tree; "" when there is none
+//   default_base_path()    the same for the pre-trained base (models/tlm-base.ckpt), which
+//                          fine-tuning always starts from
 //   kRetrainHint           what to run when a checkpoint no longer matches the language
 #pragma once
 
@@ -30,6 +32,7 @@ struct TlmModel {
 
 TlmModel load_tlm_model(const std::string& path);
 std::string default_model_path();
+std::string default_base_path();
 // `path` if given, else the shipped checkpoint; UserError when neither exists.
 TlmModel load_model_or_default(const std::string& path);
 

@@ -89,6 +89,12 @@ TEST(TlmModel, ShippedCheckpointMatchesThisBuild) {
   EXPECT_EQ(t.info.language_version, kLanguageVersion);
   EXPECT_EQ(t.info.vocab_hash, t.tok.hash());
   EXPECT_EQ(t.lm->config().vocab_size, t.tok.size());
+  // The pre-trained base that fine-tuning starts from ships beside it, on the same language.
+  const std::string base = default_base_path();
+  ASSERT_FALSE(base.empty()) << "models/tlm-base.ckpt is missing beside " << shipped;
+  TlmModel b = load_tlm_model(base);
+  EXPECT_EQ(b.info.language_version, kLanguageVersion);
+  EXPECT_EQ(b.tok.hash(), t.tok.hash());
 }
 
 }  // namespace
