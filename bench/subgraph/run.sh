@@ -8,6 +8,9 @@
 #
 # CPU pins the run to one core (taskset) with one Halide thread, so that two strategies can run
 # side by side under the same conditions; without it the run uses every core.
+# TLM_MODEL=CKPT (env) gives the tlm and tlm-evolutionary strategies that checkpoint (default: the
+# shipped models/tlm.ckpt); NAME=... (env) names the records file instead of STRATEGY (e.g. one
+# per checkpoint: NAME=tlm-round8); LABELS=REGEX (env) runs only the tasks whose label matches.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 strategy=${1:?usage: bench/subgraph/run.sh STRATEGY [TRIALS] [CPU]}
@@ -15,16 +18,20 @@ trials=${2:-200}
 cpu=${3:-}
 out=bench/results/subgraph
 mkdir -p "$out"
+name=${NAME:-$strategy}
 pin=()
 threads=()
+model=()
+[[ -n "${TLM_MODEL:-}" ]] && model=(--model "$TLM_MODEL")
 if [[ -n "$cpu" ]]; then
   pin=(taskset -c "$cpu")
   threads=(--threads 1)
 fi
 grep -v '^#' bench/subgraph/tasks.txt | while read -r label spec task; do
   [[ -z "$label" ]] && continue
-  echo "== $(date +%H:%M:%S) $strategy $label ($spec task $task)"
+  [[ -n "${LABELS:-}" && ! $label =~ ${LABELS} ]] && continue
+  echo "== $(date +%H:%M:%S) $name $label ($spec task $task)"
   "${pin[@]}" ./build/tlm tune "$spec" --tasks "$task" --strategy "$strategy" \
-    --trials-per-task "$trials" --records "$out/$strategy.jsonl" --no-e2e --quiet \
-    "${threads[@]}" --seed 0 | grep -E '^ *[0-9]+ |measurements:'
+    --trials-per-task "$trials" --records "$out/$name.jsonl" --no-e2e --quiet \
+    "${threads[@]}" "${model[@]}" --seed 0 | grep -E '^ *[0-9]+ |measurements:'
 done
