@@ -82,6 +82,16 @@ std::string value_token(const Slot& slot, const int64_t* slot_values, int pos, i
   return "#" + std::to_string(i);
 }
 
+namespace {
+// The options as a sentence spells them ("1 2 4 ... /1" for a 1024-wide reduction's tile).
+std::string spelled_options(const Slot& slot, const int64_t* slot_values, int pos,
+                            const std::vector<int64_t>& options) {
+  std::string s;
+  for (int64_t o : options) s += (s.empty() ? "" : " ") + value_token(slot, slot_values, pos, o);
+  return s;
+}
+}  // namespace
+
 bool value_from_token(const Slot& slot, const int64_t* slot_values, int pos,
                       const std::string& token, int64_t* v) {
   int64_t x = 0;
@@ -228,7 +238,7 @@ ParsedSentence parse_sentence(const std::string& text) {
       auto it = spelled ? std::find(options.begin(), options.end(), v) : options.end();
       TLM_USER_CHECK(it != options.end())
           << where(t, i) << ": not a valid value for " << slot_header(slot) << " (value " << a + 1
-          << " of " << slot.arity << "); valid: " << options_text(options);
+          << " of " << slot.arity << "); valid: " << spelled_options(slot, slot_values, a, options);
       values.push_back(*it);
       i++;
     }
@@ -299,8 +309,10 @@ void SentenceWriter::choose(const std::string& token) {
   TLM_USER_CHECK(!done()) << "the sentence is complete; no token can be added";
   for (int64_t v : allowed_values())
     if (token_of(v) == token) return choose_value(v);
+  std::string valid;
+  for (const std::string& t : allowed_tokens()) valid += (valid.empty() ? "" : " ") + t;
   TLM_USER_ERROR() << "token '" << token << "' is not valid for " << slot_header(current_slot())
-                   << "; valid: " << options_text(allowed_values());
+                   << "; valid: " << valid;
 }
 
 Program SentenceWriter::program() const {

@@ -214,6 +214,40 @@ TEST(Sentence, DecisionErrorsNameTheToken) {
   EXPECT_EQ(ps.sentence.to_text(), join_tokens(t));
 }
 
+// A value above 999 is one token ("/1" = the whole 1024-wide reduction): a sentence that spells
+// it in decimal is refused, and the message lists the valid values as a sentence spells them.
+TEST(Sentence, ErrorsSpellTheValidValuesAsSentencesDo) {
+  Graph g;
+  ValueId a = g.add_input("a", DType::F32, {4, 1024});
+  ValueId w = g.add_constant("w", random_tensor(DType::F32, {1024, 8}, 1));
+  g.mark_output(g.add(Op::MatMul, {a, w}));
+  Subgraph s = partition_graph(g).tasks.at(0).sub;
+  HardwareInfo hw = test_hw();
+  LoweredTask lt = lower_subgraph(s);
+  TaskSpace space = build_space(lt, hw);
+  std::mt19937_64 rng(2);
+  Sentence sent = make_sentence(s, hw, space, sample_program(space, rng));
+  std::vector<std::string> t = sent.to_tokens();
+  size_t pos = sent.subgraph.size() + sent.hardware.size();
+  bool found = false;
+  for (const Slot& slot : space.slots) {
+    pos += slot_header_tokens(slot).size();
+    if (slot.kind == StepKind::Tile && slot.reduction && slot.extent == 1024) {
+      found = true;
+      break;
+    }
+    pos += (size_t)slot.arity;
+  }
+  ASSERT_TRUE(found) << "no 1024-wide reduction tile in " << sent.to_text();
+  t[pos] = "1024";
+  std::string e = error_of([&] { parse_sentence(join_tokens(t)); });
+  EXPECT_NE(e.find("not a valid value"), std::string::npos) << e;
+  ASSERT_NE(e.find("valid: "), std::string::npos) << e;
+  const std::string valid = e.substr(e.find("valid: "));
+  EXPECT_NE(valid.find(" /1"), std::string::npos) << e;
+  EXPECT_EQ(valid.find("1024"), std::string::npos) << e;
+}
+
 // Hostile sentences: mutated tokens (replaced, dropped, duplicated, swapped, numbers changed)
 // either parse or raise a UserError; never a crash or an internal error.
 TEST(Sentence, MutatedSentencesAreUserErrorsOrValid) {
