@@ -6,20 +6,23 @@
 # Pins: apache-tvm-ffi, because the 0.1.15.post2 that pip resolves for apache-tvm 0.27 segfaults
 # when a MetaSchedule tuning task is set up (0.1.14.post0 works); numpy to Debian's own, because the
 # venv also serves Debian's torch, scipy and matplotlib, which are built against numpy 1.x and fail
-# to import under the numpy 2 that ml_dtypes >= 0.6 (a TVM dependency) would pull in.
+# to import under the numpy 2 that ml_dtypes >= 0.6 (a TVM dependency) would pull in; onnx, because
+# TVM's ONNX frontend needs onnx >= 1.13 (Debian's 1.12 lacks helper.tensor_dtype_to_np_dtype).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 TVM_VERSION=0.27.0.post1
 TVM_FFI_VERSION=0.1.14.post0
+ONNX_VERSION=1.17.0
 [[ -x bench/.venv/bin/python ]] || bench/setup.sh
 py=bench/.venv/bin/python
 NUMPY_VERSION=$(/usr/bin/python3 -c 'import numpy; print(numpy.__version__)')
 installed() { "$py" -m pip show "$1" 2>/dev/null | sed -n 's/^Version: //p'; }
 if [[ $(installed apache-tvm) != "$TVM_VERSION" || $(installed apache-tvm-ffi) != "$TVM_FFI_VERSION" ||
-  $(installed numpy) != "$NUMPY_VERSION" || -z $(installed ml_dtypes) ]]; then
+  $(installed numpy) != "$NUMPY_VERSION" || $(installed onnx) != "$ONNX_VERSION" ||
+  -z $(installed ml_dtypes) ]]; then
   # One resolve with every pin, so that pip never installs (and keeps) a bad ffi or numpy.
   "$py" -m pip install -q "apache-tvm==$TVM_VERSION" "apache-tvm-ffi==$TVM_FFI_VERSION" \
-    "numpy==$NUMPY_VERSION" "ml_dtypes<0.6"
+    "numpy==$NUMPY_VERSION" "onnx==$ONNX_VERSION" "ml_dtypes<0.6"
 fi
 # The other peers in the venv must still import under the pinned numpy.
 "$py" -c "import matplotlib.pyplot, onnxruntime, torch"
