@@ -265,9 +265,11 @@ def check(out, ref, rtol=1e-4):
 # TVM
 
 def import_tvm():
-    """tvm, with torch hidden: tvm.relax otherwise imports Debian's torch and compiles (and fails
-    to compile) a C++ dlpack extension on every import. Call before any other tvm import."""
-    sys.modules.setdefault("torch", None)
+    """tvm, with torch hidden (no_torch/) in this process and the worker processes it starts, and
+    one runtime thread. Call before any other tvm import."""
+    hide = os.path.join(HERE, "no_torch")
+    sys.path.insert(0, hide)
+    os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [hide, os.environ.get("PYTHONPATH")]))
     os.environ.setdefault("TVM_NUM_THREADS", "1")
     import tvm
     return tvm
