@@ -95,6 +95,10 @@ TEST(TlmModel, ShippedCheckpointMatchesThisBuild) {
   TlmModel b = load_tlm_model(base);
   EXPECT_EQ(b.info.language_version, kLanguageVersion);
   EXPECT_EQ(b.tok.hash(), t.tok.hash());
+  // The model that writes schedules is the base fine-tuned on measured programs (tlm finetune
+  // records its base and demonstrations in the checkpoint).
+  ASSERT_TRUE(t.info.extra.contains("finetune")) << shipped << " is not a fine-tuned checkpoint";
+  EXPECT_FALSE(b.info.extra.contains("finetune")) << base << " should be the pre-trained base";
 }
 
 }  // namespace
