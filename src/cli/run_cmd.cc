@@ -61,7 +61,7 @@ std::vector<std::string> tlm_schedules(const Partition& p, const HardwareInfo& h
   return out;
 }
 
-// 1 when every output is within tolerance of the reference, else prints what differs.
+// True when every output is within tolerance of the reference; else prints what differs.
 bool verify_outputs(const Graph& g, const std::vector<Tensor>& outputs,
                     const std::vector<Tensor>& ref, const RunOptions& o, const char* which) {
   TLM_CHECK(ref.size() == outputs.size()) << ref.size() << " reference outputs";

@@ -14,6 +14,7 @@
 #include <set>
 
 #include "language/workloads.h"
+#include "fixtures/tiny_base.h"
 #include "model/data.h"
 
 namespace tlm {
@@ -33,13 +34,7 @@ const Fixture& fixture() {
   static const Fixture f = [] {
     Fixture f;
     f.tok = TokenizerBuilder().build();  // the grammar's words only
-    GPTConfig c;
-    c.vocab_size = f.tok.size();
-    c.block_size = 640;
-    c.n_layer = 1;
-    c.n_head = 2;
-    c.n_embd = 32;
-    f.lm = std::make_unique<LanguageModel>(c, 7);
+    f.lm = std::make_unique<LanguageModel>(tiny_config(f.tok), 7);
     return f;
   }();
   return f;

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "fixtures/task_cases.h"
+#include "fixtures/tiny_base.h"
 #include "tune/lm_search.h"
 
 namespace tlm::testing_tune {
@@ -14,15 +15,7 @@ namespace {
 struct Model {
   Tokenizer tok = TokenizerBuilder().build();
   std::unique_ptr<LanguageModel> lm;
-  explicit Model(uint64_t seed) {
-    GPTConfig c;
-    c.vocab_size = tok.size();
-    c.block_size = 640;
-    c.n_layer = 1;
-    c.n_head = 2;
-    c.n_embd = 32;
-    lm = std::make_unique<LanguageModel>(c, seed);
-  }
+  explicit Model(uint64_t seed) : lm(std::make_unique<LanguageModel>(tiny_config(tok), seed)) {}
 };
 
 // Proposes `rounds` batches of 8, feeding back a made-up latency (a fixed function of the
