@@ -64,7 +64,8 @@ int run_finetune(FinetuneCliOptions& o) {
                      {"top_k", d.top_k},
                      {"weighting", o.weighting},
                      {"hardware", o.hardware},
-                     {"demos", demos.summary()}};
+                     {"demos", demos.summary()},
+                     {"task_hashes", demos.task_hashes()}};
   std::unique_ptr<ProgressLine> progress;  // the step count is known once training starts
   o.ft.train.on_progress = [&](const TrainProgress& p) {
     if (!progress) progress = std::make_unique<ProgressLine>(!o.quiet, "finetune", p.max_steps, 10);

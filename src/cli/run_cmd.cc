@@ -1,12 +1,21 @@
 // `tlm run MODEL`: compile with the default schedules, run on seeded random (or given) inputs,
 // verify against the reference interpreter, print per-task and end-to-end latency.
-// `--schedules tlm`: also compile every task with the language model's most likely program (no
-// measurement; --model, default the shipped checkpoint), verify that model too, and print both
-// side by side (timed alternately, so both see the same machine).
+//
+// `--schedules SET...`: compile the model once more per schedule set, verify every one and time
+// them all in one run, taking turns (so every set sees the same machine), per task and end to end
+// beside the default schedules (ratios measured in one run: what the benchmarks report). A set is
+//   tlm             every task's most likely program from the language model (--model, default
+//                   the shipped checkpoint): no measurement
+//   NAME=CKPT.ckpt  the same with another checkpoint
+//   NAME=R.jsonl    every task's best recorded program on this machine (a tuning run's records);
+//                   tasks the records lack get the default schedule (counted in the output)
+// `--csv FILE` writes the table (one row per task and set, then the end-to-end rows).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <fstream>
 #include <memory>
+#include <set>
 
 #include "cli/commands.h"
 #include "cli/flags.h"
@@ -15,6 +24,7 @@
 #include "graph/interpreter.h"
 #include "measure/recorded_schedules.h"
 #include "model/tlm_model.h"
+#include "support/hash.h"
 #include "partition/partition.h"
 #include "support/clock.h"
 #include "support/progress.h"
@@ -39,17 +49,63 @@ struct RunOptions {
   // over deep networks while still catching any indexing or fusion bug.
   double atol = 1e-3;
   double rtol = 1e-3;
-  std::string schedules = "default";  // or "tlm"
-  std::string model_path;             // --schedules tlm: the checkpoint ("": the shipped one)
+  std::vector<std::string> schedules;  // schedule sets beside the default ones (see the top)
+  std::string model_path;              // the `tlm` set's checkpoint ("": the shipped one)
+  std::string csv;                     // --csv FILE
 };
 
+// One schedule set: how every task of the model is scheduled.
+struct ScheduleSet {
+  enum Kind { Default, Model, Records } kind = Default;
+  std::string label = "default";  // "default", "tlm", or the NAME of NAME=PATH
+  std::string path;   // checkpoint or records file ("" for the shipped checkpoint)
+  std::vector<std::string> best;  // per task: a sentence, a marker, or "" (default schedule)
+  std::unique_ptr<CompiledModel> compiled;
+  std::vector<Tensor> outputs;
+  double compile_s = 0;
+  std::vector<Timing> timings;  // one per turn
+};
+
+ScheduleSet parse_schedule_set(const std::string& spec, const std::string& model_path) {
+  ScheduleSet s;
+  if (spec == "default") return s;
+  if (spec == "tlm") {
+    s.kind = ScheduleSet::Model, s.label = "tlm", s.path = model_path;
+    return s;
+  }
+  const size_t eq = spec.find('=');
+  TLM_USER_CHECK(eq != std::string::npos && eq > 0 && eq + 1 < spec.size())
+      << "--schedules: '" << spec
+      << "' is not a schedule set: default, tlm, NAME=CKPT.ckpt or NAME=RECORDS.jsonl";
+  s.label = spec.substr(0, eq), s.path = spec.substr(eq + 1);
+  TLM_USER_CHECK(s.label != "default")
+      << "--schedules: the name 'default' is taken by the default schedules";
+  TLM_USER_CHECK(s.label.find_first_of(" ,\t") == std::string::npos)
+      << "--schedules: the name '" << s.label << "' has a space or comma";
+  const bool ckpt = s.path.size() > 5 && s.path.compare(s.path.size() - 5, 5, ".ckpt") == 0;
+  s.kind = ckpt ? ScheduleSet::Model : ScheduleSet::Records;
+  std::ifstream f(s.path);
+  TLM_USER_CHECK(f.good()) << "--schedules " << s.label << ": cannot read " << s.path;
+  return s;
+}
+
 // Per task, the language model's most likely program as a sentence (tune's zero-shot strategy).
+// Says how many of the tasks the model was fine-tuned on (none, for a held-out workload).
 std::vector<std::string> tlm_schedules(const Partition& p, const HardwareInfo& hw,
-                                       const std::string& model_path) {
+                                       const std::string& model_path, const std::string& label) {
   set_model_threads(compute_threads());
   TlmModel m = load_model_or_default(model_path);
+  std::set<std::string> learned;
+  if (finetuned_task_hashes(m, &learned)) {
+    int seen = 0;
+    for (const Task& t : p.tasks) seen += learned.count(hex_hash(t.sub.key)) ? 1 : 0;
+    std::printf("%s: %d of %zu tasks were among the model's fine-tuning demonstrations\n",
+                label.c_str(), seen, p.tasks.size());
+  } else {
+    std::printf("%s: the checkpoint does not list the tasks it was fine-tuned on\n", label.c_str());
+  }
   std::vector<std::string> out(p.tasks.size());
-  ProgressLine progress(true, "tlm: writing schedules", (int64_t)p.tasks.size());
+  ProgressLine progress(true, label + ": writing schedules", (int64_t)p.tasks.size());
   for (size_t i = 0; i < p.tasks.size(); i++) {
     LoweredTask lt = lower_subgraph(p.tasks[i].sub);
     TaskSpace space = build_space(lt, hw);
@@ -61,9 +117,28 @@ std::vector<std::string> tlm_schedules(const Partition& p, const HardwareInfo& h
   return out;
 }
 
+// Fills set.best: written by the model, or read from the records.
+void choose_schedules(ScheduleSet& set, const Partition& p, const HardwareInfo& hw) {
+  const double t0 = now_s();
+  if (set.kind == ScheduleSet::Model) {
+    set.best = tlm_schedules(p, hw, set.path, set.label);
+    std::printf("%s: %zu schedules written in %.1f s (most likely program per task, no "
+                "measurement)\n", set.label.c_str(), set.best.size(), now_s() - t0);
+  } else if (set.kind == ScheduleSet::Records) {
+    set.best = best_sentences_from_records(p, set.path, hardware_key(hw));
+    size_t missing = 0;
+    for (const std::string& b : set.best) missing += b.empty() ? 1 : 0;
+    std::printf("%s: the best recorded program of %zu of %zu tasks on %s (%s)%s\n",
+                set.label.c_str(), set.best.size() - missing, set.best.size(),
+                hardware_key(hw).c_str(), set.path.c_str(),
+                missing ? "; the others get the default schedule" : "");
+  }
+  std::fflush(stdout);
+}
+
 // True when every output is within tolerance of the reference; else prints what differs.
 bool verify_outputs(const Graph& g, const std::vector<Tensor>& outputs,
-                    const std::vector<Tensor>& ref, const RunOptions& o, const char* which) {
+                    const std::vector<Tensor>& ref, const RunOptions& o, const std::string& which) {
   TLM_CHECK(ref.size() == outputs.size()) << ref.size() << " reference outputs";
   double worst = 0;
   size_t worst_i = 0;
@@ -79,11 +154,12 @@ bool verify_outputs(const Graph& g, const std::vector<Tensor>& outputs,
   std::printf(
       "verify%s: %s  worst violation %.3g at output '%s' %s (1 = |got-ref| reaches "
       "atol %g + rtol %g * |ref|)\n",
-      which, pass ? "PASS" : "FAIL", worst, wv.name.c_str(), type_str(wv).c_str(), o.atol, o.rtol);
+      which.c_str(), pass ? "PASS" : "FAIL", worst, wv.name.c_str(), type_str(wv).c_str(), o.atol,
+      o.rtol);
   if (!pass) {
     std::fflush(stdout);
     std::fprintf(stderr, "error: output '%s'%s differs from the reference interpreter\n",
-                 wv.name.c_str(), which);
+                 wv.name.c_str(), which.c_str());
   }
   return pass;
 }
@@ -93,37 +169,100 @@ double median_of(std::vector<double> v) {
   return v.empty() ? 0 : v[v.size() / 2];
 }
 
-// Per task: median ms per instance under both schedules and the speedup; then end to end.
-std::string comparison_table(const Partition& p, const Timing& d, const Timing& t) {
-  const size_t nt = p.tasks.size();
-  std::vector<std::vector<double>> bd(nt), bt(nt);
-  for (size_t k = 0; k < p.instances.size(); k++) {
-    bd[p.instances[k].task].push_back(d.instance_ms[k]);
-    bt[p.instances[k].task].push_back(t.instance_ms[k]);
+// The lower of each turn's medians: per instance and end to end.
+Timing best_of_turns(const std::vector<Timing>& turns) {
+  Timing r = turns.front();
+  for (size_t k = 1; k < turns.size(); k++) {
+    for (size_t i = 0; i < r.instance_ms.size(); i++)
+      r.instance_ms[i] = std::min(r.instance_ms[i], turns[k].instance_ms[i]);
+    r.end_to_end_ms = std::min(r.end_to_end_ms, turns[k].end_to_end_ms);
+    r.repeat += turns[k].repeat;
   }
-  std::string s;
-  char line[256];
-  std::snprintf(line, sizeof line, "%4s  %-28s %9s %13s %13s %8s\n", "task", "kind", "instances",
-                "default ms", "tlm ms", "speedup");
-  s += line;
-  double sd = 0, st = 0;
+  return r;
+}
+
+// Per task and set: the median ms per instance (sets[0] is the default schedules), the speedup
+// of each set over the default; then the sums. Also the rows of --csv.
+std::string comparison_table(const Partition& p, const std::vector<ScheduleSet>& sets,
+                             const std::vector<Timing>& t, std::vector<std::string>* csv) {
+  const size_t nt = p.tasks.size(), ns = sets.size();
+  std::vector<std::vector<std::vector<double>>> ms(ns, std::vector<std::vector<double>>(nt));
+  for (size_t s = 0; s < ns; s++)
+    for (size_t k = 0; k < p.instances.size(); k++)
+      ms[s][p.instances[k].task].push_back(t[s].instance_ms[k]);
+  std::string out;
+  char cell[256];
+  std::snprintf(cell, sizeof cell, "%4s  %-24s %9s", "task", "kind", "instances");
+  out += cell;
+  for (size_t s = 0; s < ns; s++) {
+    std::snprintf(cell, sizeof cell, " %12.12s", (sets[s].label + " ms").c_str());
+    out += cell;
+    if (s > 0) out += "  speedup";
+  }
+  out += "\n";
+  std::vector<double> sum(ns, 0);
   for (size_t i = 0; i < nt; i++) {
-    if (bd[i].empty()) continue;
-    double a = median_of(bd[i]), b = median_of(bt[i]);
-    sd += a * (double)bd[i].size();
-    st += b * (double)bt[i].size();
-    std::snprintf(line, sizeof line, "%4d  %-28.28s %9zu %13.3f %13.3f %7.2fx\n", p.tasks[i].id,
-                  p.tasks[i].sub.kind.c_str(), bd[i].size(), a, b, b > 0 ? a / b : 0.0);
-    s += line;
+    if (ms[0][i].empty()) continue;
+    std::snprintf(cell, sizeof cell, "%4d  %-24.24s %9zu", p.tasks[i].id,
+                  p.tasks[i].sub.kind.c_str(), ms[0][i].size());
+    out += cell;
+    const double base = median_of(ms[0][i]);
+    for (size_t s = 0; s < ns; s++) {
+      const double v = median_of(ms[s][i]);
+      sum[s] += v * (double)ms[s][i].size();
+      std::snprintf(cell, sizeof cell, " %12.3f", v);
+      out += cell;
+      if (s > 0) {
+        std::snprintf(cell, sizeof cell, " %7.2fx", v > 0 ? base / v : 0.0);
+        out += cell;
+      }
+      std::snprintf(cell, sizeof cell, "%d,%s,%zu,%s,%.6f,%.4f", p.tasks[i].id,
+                    p.tasks[i].sub.kind.c_str(), ms[s][i].size(), sets[s].label.c_str(), v,
+                    v > 0 ? base / v : 0.0);
+      csv->push_back(cell);
+    }
+    out += "\n";
   }
-  std::snprintf(line, sizeof line, "%4s  %-28s %9zu %13.3f %13.3f %7.2fx  (ms per instance; sum: "
-                "instances x median)\n", "", "sum", p.instances.size(), sd, st, st > 0 ? sd / st : 0.0);
-  s += line;
-  return s;
+  std::snprintf(cell, sizeof cell, "%4s  %-24s %9zu", "", "sum", p.instances.size());
+  out += cell;
+  for (size_t s = 0; s < ns; s++) {
+    std::snprintf(cell, sizeof cell, " %12.3f", sum[s]);
+    out += cell;
+    if (s > 0) {
+      std::snprintf(cell, sizeof cell, " %7.2fx", sum[s] > 0 ? sum[0] / sum[s] : 0.0);
+      out += cell;
+    }
+  }
+  out += "  (ms per instance; sum: instances x median)\n";
+  return out;
+}
+
+void write_csv(const std::string& path, const std::vector<ScheduleSet>& sets,
+               const std::vector<Timing>& t, std::vector<std::string> rows) {
+  std::ofstream f(path);
+  TLM_USER_CHECK(f.good()) << "--csv: cannot write " << path;
+  f << "task,kind,instances,schedules,ms,speedup_over_default\n";
+  for (const std::string& r : rows) f << r << "\n";
+  for (size_t s = 0; s < sets.size(); s++)
+    f << "e2e,model,1," << sets[s].label << "," << t[s].end_to_end_ms << ","
+      << t[0].end_to_end_ms / t[s].end_to_end_ms << "\n";
+  TLM_USER_CHECK(f.good()) << "--csv: cannot write " << path;
 }
 
 int run_run(const RunOptions& o) {
   // Read and check everything the user gave before the slow part.
+  std::vector<ScheduleSet> sets(1);  // sets[0]: the default schedules
+  for (const std::string& spec : o.schedules) {
+    if (spec == "default") continue;
+    sets.push_back(parse_schedule_set(spec, o.model_path));
+    for (size_t k = 0; k + 1 < sets.size(); k++)
+      TLM_USER_CHECK(sets[k].label != sets.back().label)
+          << "--schedules: the name '" << sets.back().label << "' appears twice";
+  }
+  if (!o.csv.empty()) {
+    std::ofstream f(o.csv);
+    TLM_USER_CHECK(f.good()) << "--csv: cannot write " << o.csv;
+  }
   Graph g = load_model(o.model, parse_dims(o.dims), o.seed);
   std::vector<Tensor> inputs =
       o.inputs.empty() ? random_inputs(g, o.seed) : read_inputs(g, o.inputs);
@@ -132,74 +271,75 @@ int run_run(const RunOptions& o) {
   std::printf("model %s: inputs %s; %zu nodes -> %zu tasks, %zu instances\n", o.model.c_str(),
               describe_inputs(g).c_str(), g.nodes.size(), p.tasks.size(), p.instances.size());
   std::fflush(stdout);
+  const HardwareInfo hw = detect_hardware();
+  for (ScheduleSet& s : sets) choose_schedules(s, p, hw);
 
-  const bool with_tlm = o.schedules == "tlm";
-  std::vector<std::string> best;
-  if (with_tlm) {
+  for (ScheduleSet& s : sets) {
+    CompileOptions co;
+    co.progress = true;
+    if (s.kind != ScheduleSet::Default) co.schedule = best_schedule_hook(p, s.best, hw);
     const double t0 = now_s();
-    best = tlm_schedules(p, detect_hardware(), o.model_path);
-    std::printf("tlm: %zu schedules written in %.1f s (most likely program per task, no "
-                "measurement)\n", best.size(), now_s() - t0);
-    std::fflush(stdout);
+    s.compiled = std::make_unique<CompiledModel>(compile_model(g, p, co));
+    s.compile_s = now_s() - t0;
+    s.outputs = s.compiled->run(inputs);
   }
-
-  CompileOptions co;
-  co.progress = true;
-  double t0 = now_s();
-  CompiledModel m = compile_model(g, p, co);
-  const double default_compile_s = now_s() - t0;
-  std::vector<Tensor> outputs = m.run(inputs);
-  std::unique_ptr<CompiledModel> tm;
-  std::vector<Tensor> tlm_outputs;
-  double tlm_compile_s = 0;
-  if (with_tlm) {
-    CompileOptions tco = co;
-    tco.schedule = best_schedule_hook(p, best, detect_hardware());
-    t0 = now_s();
-    tm = std::make_unique<CompiledModel>(compile_model(g, p, tco));
-    tlm_compile_s = now_s() - t0;
-    tlm_outputs = tm->run(inputs);
-  }
+  const bool several = sets.size() > 1;
+  auto which = [&](const ScheduleSet& s) {
+    return several ? " (" + s.label + " schedules)" : std::string();
+  };
 
   if (o.verify) {
     std::vector<Tensor> ref = interpret(g, inputs);
-    bool ok = verify_outputs(g, outputs, ref, o, with_tlm ? " (default schedules)" : "");
-    if (with_tlm) ok = verify_outputs(g, tlm_outputs, ref, o, " (tlm schedules)") && ok;
+    bool ok = true;
+    for (const ScheduleSet& s : sets) ok = verify_outputs(g, s.outputs, ref, o, which(s)) && ok;
     if (!ok) return 1;
   } else {
     std::printf("verify: skipped (--no-verify)\n");
   }
 
-  if (!with_tlm) {
-    Timing t = m.time(inputs, o.warmup, o.repeat);
+  if (!several) {
+    Timing t = sets[0].compiled->time(inputs, o.warmup, o.repeat);
     std::printf("\n%s", latency_table(p, t).c_str());
     std::printf("end-to-end: %.3f ms (median of %d runs after %d warm-up)\n", t.end_to_end_ms,
                 t.repeat, o.warmup);
   } else {
-    // Alternate halves, so that both see the same machine; medians over both halves.
+    // Two turns; within a turn every set runs once, so that all see the same machine. Each
+    // set's result is the lower of its two medians.
     const int half = std::max(1, o.repeat / 2);
-    Timing d1 = m.time(inputs, o.warmup, half), t1 = tm->time(inputs, o.warmup, half);
-    Timing d2 = m.time(inputs, 0, half), t2 = tm->time(inputs, 0, half);
-    auto merge = [](const Timing& a, const Timing& b) {
-      Timing r;
-      for (size_t i = 0; i < a.instance_ms.size(); i++)
-        r.instance_ms.push_back(std::min(a.instance_ms[i], b.instance_ms[i]));
-      r.end_to_end_ms = std::min(a.end_to_end_ms, b.end_to_end_ms);
-      r.repeat = a.repeat + b.repeat;
-      return r;
-    };
-    Timing d = merge(d1, d2), t = merge(t1, t2);
-    std::printf("\n%s", comparison_table(p, d, t).c_str());
-    std::printf("end-to-end: default %.3f ms, tlm %.3f ms: %.2fx (the lower of two medians of %d "
-                "runs each, alternating, after %d warm-up)\n",
-                d.end_to_end_ms, t.end_to_end_ms, d.end_to_end_ms / t.end_to_end_ms, half,
-                o.warmup);
-    std::printf("compile: default %.1f s, tlm %.1f s\n", default_compile_s, tlm_compile_s);
+    for (int turn = 0; turn < 2; turn++)
+      for (ScheduleSet& s : sets)
+        s.timings.push_back(s.compiled->time(inputs, turn == 0 ? o.warmup : 0, half));
+    std::vector<Timing> t;
+    for (const ScheduleSet& s : sets) t.push_back(best_of_turns(s.timings));
+    std::vector<std::string> rows;
+    std::printf("\n%s", comparison_table(p, sets, t, &rows).c_str());
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "end-to-end: default %.3f ms", t[0].end_to_end_ms);
+    std::string e2e = buf;
+    for (size_t s = 1; s < sets.size(); s++) {
+      std::snprintf(buf, sizeof buf, ", %s %.3f ms: %.2fx", sets[s].label.c_str(),
+                    t[s].end_to_end_ms, t[0].end_to_end_ms / t[s].end_to_end_ms);
+      e2e += buf;
+    }
+    std::snprintf(buf, sizeof buf, " (the lower of two medians of %d runs each, taking turns, "
+                  "after %d warm-up)", half, o.warmup);
+    std::printf("%s%s\n", e2e.c_str(), buf);
+    std::string compile = "compile:";
+    for (size_t s = 0; s < sets.size(); s++) {
+      std::snprintf(buf, sizeof buf, "%s %s %.1f s", s ? "," : "", sets[s].label.c_str(),
+                    sets[s].compile_s);
+      compile += buf;
+    }
+    std::printf("%s\n", compile.c_str());
+    if (!o.csv.empty()) {
+      write_csv(o.csv, sets, t, rows);
+      std::printf("wrote %s\n", o.csv.c_str());
+    }
   }
-  std::printf("memory: %s\n", memory_plan_summary(m.memory_plan()).c_str());
+  std::printf("memory: %s\n", memory_plan_summary(sets[0].compiled->memory_plan()).c_str());
 
   if (!o.output.empty()) {
-    write_tensor_proto_file(o.output, outputs[0], g.value(g.outputs[0]).name);
+    write_tensor_proto_file(o.output, sets[0].outputs[0], g.value(g.outputs[0]).name);
     std::printf("wrote output '%s' %s to %s\n", g.value(g.outputs[0]).name.c_str(),
                 type_str(g.value(g.outputs[0])).c_str(), o.output.c_str());
   }
@@ -233,12 +373,16 @@ Command add_run_command(CLI::App& app) {
       ->check(CLI::NonNegativeNumber);
   cmd->add_flag("--no-verify", *no_verify, "skip the comparison with the reference interpreter");
   cmd->add_option("--schedules", o->schedules,
-                  "default: the default schedules; tlm: also each task's most likely program "
-                  "from the language model (no measurement), both verified and timed")
-      ->capture_default_str()
-      ->check(CLI::IsMember({"default", "tlm"}));
+                  "schedule sets to compile, verify and time beside the default schedules, taking "
+                  "turns (comma-separated or repeated): tlm (each task's most likely program from "
+                  "the language model, no measurement), NAME=CKPT.ckpt (the same with that "
+                  "checkpoint), NAME=RECORDS.jsonl (each task's best recorded program on this "
+                  "machine)")
+      ->delimiter(',');
   cmd->add_option("--model", o->model_path,
-                  "--schedules tlm: the language-model checkpoint (default: models/tlm.ckpt)");
+                  "the checkpoint of the `tlm` schedule set (default: models/tlm.ckpt)");
+  cmd->add_option("--csv", o->csv,
+                  "with --schedules: write the per-task and end-to-end table as CSV");
   return {cmd, [o, no_verify] {
             o->verify = !*no_verify;
             return run_run(*o);

@@ -3,6 +3,7 @@
 
 #include <sched.h>
 
+#include <algorithm>
 #include <cctype>
 #include <fstream>
 #include <sstream>
@@ -130,8 +131,12 @@ HardwareInfo hardware_from_sources(const std::string& cpuinfo_text, const std::s
 }
 
 HardwareInfo detect_hardware() {
+  // The cores a program gets are the threads it runs with (tlm --threads, support/threads.h),
+  // at most the cores this process may use: `tlm tune --threads 1` on two cores measures
+  // one-thread programs, and its records and prompts must say cores=1.
   return hardware_from_sources(read_file_or_empty("/proc/cpuinfo"),
-                               "/sys/devices/system/cpu/cpu0/cache", usable_cores());
+                               "/sys/devices/system/cpu/cpu0/cache",
+                               std::min(compute_threads(), usable_cores()));
 }
 
 int64_t round_down_pow2(int64_t bytes) {

@@ -8,6 +8,7 @@
 #include "language/workloads.h"
 #include "lower/autoschedule.h"
 #include "support/error.h"
+#include "support/hash.h"
 
 namespace tlm {
 
@@ -25,6 +26,12 @@ std::vector<Demonstration> DemoSet::demonstrations() const {
   std::vector<Demonstration> out;
   for (const ChosenDemo& d : demos) out.push_back(d.demo);
   return out;
+}
+
+std::vector<std::string> DemoSet::task_hashes() const {
+  std::set<std::string> h;
+  for (const ChosenDemo& c : demos) h.insert(hex_hash(c.task_key));
+  return {h.begin(), h.end()};
 }
 
 std::string DemoSet::summary() const {

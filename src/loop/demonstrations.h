@@ -64,6 +64,10 @@ struct DemoSet {
   std::map<std::string, int64_t> groups_per_hardware;
   std::vector<Demonstration> demonstrations() const;
   std::string summary() const;  // one line
+  // hex_hash of every task key with a demonstration, sorted: stored in the fine-tuned checkpoint
+  // (extra.finetune.task_hashes), so a benchmark can check mechanically that no evaluation task
+  // was learned from (finetuned_task_hashes, model/tlm_model.h)
+  std::vector<std::string> task_hashes() const;
 };
 
 DemoSet select_demonstrations(const std::vector<MeasureRecord>& records, const DemoOptions& o);

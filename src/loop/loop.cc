@@ -321,7 +321,8 @@ std::string Loop::ensure_model(int j, const std::vector<MeasureRecord>& records,
                   {"records_rounds", j - 2},
                   {"demo_top_k", d.top_k},
                   {"weighting", demo_weighting_name(d.weighting)},
-                  {"demos", demos.summary()}};
+                  {"demos", demos.summary()},
+                  {"task_hashes", demos.task_hashes()}};
   f.train.on_progress = [&, j](const TrainProgress& p) {
     if (status_.stop) throw Interrupted{};
     char buf[96];
@@ -491,12 +492,14 @@ LoopReport Loop::run(const std::function<void(const RoundReport&)>& on_round) {
   records_path_ = dir_ + "/records.jsonl";
   TLM_USER_CHECK(!exists(dir_) || fs::is_directory(dir_))
       << "loop: " << dir_ << " exists and is not a directory";
-  if (!o_.out.empty()) {
-    const fs::path parent = fs::path(o_.out).parent_path();
-    TLM_USER_CHECK(parent.empty() || fs::is_directory(parent))
-        << "loop: the directory of -o " << o_.out << " does not exist";
-  }
   fs::create_directories(dir_);
+  if (!o_.out.empty()) {  // often inside the loop directory, which was just made
+    const fs::path parent = fs::path(o_.out).parent_path();
+    std::error_code ec;
+    if (!parent.empty()) fs::create_directories(parent, ec);
+    TLM_USER_CHECK(parent.empty() || fs::is_directory(parent))
+        << "loop: cannot create the directory of -o " << o_.out;
+  }
 
   // The measured programs run with measure_threads threads: that is the machine they are for.
   set_compute_threads(o_.measure_threads);

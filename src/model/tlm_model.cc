@@ -72,4 +72,15 @@ TlmModel load_model_or_default(const std::string& path) {
   return load_tlm_model(def);
 }
 
+bool finetuned_task_hashes(const TlmModel& m, std::set<std::string>* out) {
+  out->clear();
+  const nlohmann::json& e = m.info.extra;
+  if (!e.is_object() || !e.contains("finetune") || !e["finetune"].is_object()) return false;
+  const nlohmann::json& ft = e["finetune"];
+  if (!ft.contains("task_hashes") || !ft["task_hashes"].is_array()) return false;
+  for (const nlohmann::json& h : ft["task_hashes"])
+    if (h.is_string()) out->insert(h.get<std::string>());
+  return true;
+}
+
 }  // namespace tlm

@@ -11,9 +11,13 @@
 //   default_base_path()    the same for the pre-trained base (models/tlm-base.ckpt), which
 //                          fine-tuning always starts from
 //   kRetrainHint           what to run when a checkpoint no longer matches the language
+//   finetuned_task_hashes()  the tasks a fine-tuned checkpoint learned from (hex_hash of their
+//                          keys, support/hash.h); false for a checkpoint that does not list them
+//                          (the base, or one fine-tuned before they were recorded)
 #pragma once
 
 #include <memory>
+#include <set>
 #include <string>
 
 #include "language/tokenizer.h"
@@ -35,5 +39,6 @@ std::string default_model_path();
 std::string default_base_path();
 // `path` if given, else the shipped checkpoint; UserError when neither exists.
 TlmModel load_model_or_default(const std::string& path);
+bool finetuned_task_hashes(const TlmModel& m, std::set<std::string>* out);
 
 }  // namespace tlm

@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <set>
 #include <sstream>
 #include <string>
@@ -200,6 +201,29 @@ TEST(LmCli, LoopSurvivesKillAndFinetuneLearnsFromItsRecords) {
   Result g = run_tlm("generate bert-tiny:seq=16 --task 1 -n 3 --model " + ft);
   EXPECT_EQ(g.code, 0) << g.output;
   EXPECT_NE(g.output.find("3 programs (3 valid)"), std::string::npos) << g.output;
+
+  // The fine-tuned checkpoint lists the tasks it learned from, and `run` counts them (what the
+  // held-out evaluation checks); a records file is a schedule set of its own. --threads 1: the
+  // loop measured one-thread programs, so their records are for the cores=1 machine.
+  const std::string csv = dir() + "/run.csv";
+  Result seen = run_tlm("run bert-tiny:seq=16 --threads 1 --repeat 2 --schedules ft=" + ft +
+                        ",rec=" + loop + "/records.jsonl --csv " + csv);
+  ASSERT_EQ(seen.code, 0) << seen.output;
+  EXPECT_TRUE(std::regex_search(
+      seen.output, std::regex("ft: [1-9][0-9]* of [0-9]+ tasks were among the model's fine-tuning")))
+      << seen.output;
+  EXPECT_TRUE(std::regex_search(seen.output,
+                                std::regex("rec: the best recorded program of [1-9][0-9]* of")))
+      << seen.output;
+  EXPECT_NE(seen.output.find("verify (rec schedules): PASS"), std::string::npos) << seen.output;
+  std::ifstream csv_in(csv);
+  std::string csv_text((std::istreambuf_iterator<char>(csv_in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(csv_text.rfind("task,kind,instances,schedules,ms,speedup_over_default\n", 0), 0u)
+      << csv_text;
+  EXPECT_NE(csv_text.find("\ne2e,model,1,rec,"), std::string::npos) << csv_text;
+  Result untrained = run_tlm("run bert-tiny:seq=16 --repeat 2 --schedules base=" + base);
+  EXPECT_NE(untrained.output.find("does not list the tasks it was fine-tuned on"),
+            std::string::npos) << untrained.output;
 
   // Bad input: one message, exit code 1.
   Result other = run_tlm(args + " --k-p 3");

@@ -5,11 +5,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <string>
 
 #include "support/error.h"
+#include "support/threads.h"
 
 namespace tlm {
 namespace {
@@ -157,6 +159,18 @@ TEST(Hardware, DetectedTokensAreDeterministicAndParseBack) {
   EXPECT_EQ(back.cores, hw.cores);
   EXPECT_EQ(back.isa, hw.isa);
   EXPECT_EQ(hardware_key(parse_hardware_key(hardware_key(hw))), hardware_key(hw));
+}
+
+// The cores of the detected machine are the threads its programs run with (tlm --threads): a
+// one-thread measurement on a two-core machine is recorded, and prompted, as cores=1.
+TEST(Hardware, DetectedCoresFollowTheThreadsKnob) {
+  const int usable = usable_cores();
+  EXPECT_EQ(detect_hardware().cores, std::min(compute_threads(), usable));
+  set_compute_threads(1);
+  EXPECT_EQ(detect_hardware().cores, 1);
+  set_compute_threads(usable + 3);  // more threads than cores: the machine still has `usable`
+  EXPECT_EQ(detect_hardware().cores, usable);
+  set_compute_threads(usable);
 }
 
 TEST(Hardware, ParseOrderFreeButStrict) {
