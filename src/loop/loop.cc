@@ -121,8 +121,19 @@ json loop_config(const LoopOptions& o, const std::vector<LoopTask>* tasks,
   return c;
 }
 
+// Options that only shape how the next models are made (writing and fine-tuning), not what the
+// records mean: a resumed loop may change them (models from then on use the new values, and
+// loop.json is updated); every other field must match.
+bool may_change_on_resume(const std::string& key) {
+  static const std::set<std::string> keys = {
+      "temperature", "sample_top_k", "gen_batch", "demo_top_k",   "weighting",    "max_copies",
+      "epochs",      "lr",           "min_lr",    "sft_batch",    "val_fraction", "extra_records"};
+  return keys.count(key) > 0;
+}
+
 // Writes DIR/loop.json (once `want` has its tasks), or checks that the one there is this
-// configuration.
+// configuration (with its task list: then the changed writing and fine-tuning options are noted
+// and written back).
 void check_or_write_config(const std::string& dir, const json& want) {
   const std::string path = dir + "/loop.json";
   if (!exists(path)) {
@@ -143,9 +154,14 @@ void check_or_write_config(const std::string& dir, const json& want) {
       << dir << " is a loop directory of another tlm version (loop version "
       << (have.is_object() ? have.value("loop_version", -1) : -1) << ", this build writes "
       << kLoopVersion << "); use another directory";
+  std::vector<std::string> changed;
   for (auto it = want.begin(); it != want.end(); ++it) {
     const std::string& k = it.key();
     if (k == "tasks") continue;
+    if (may_change_on_resume(k)) {
+      if (!have.contains(k) || have[k] != it.value()) changed.push_back(k);
+      continue;
+    }
     TLM_USER_CHECK(have.contains(k) && have[k] == it.value())
         << dir << " is a loop of another configuration: its " << k << " is "
         << (have.contains(k) ? have[k].dump() : std::string("missing")) << ", this run's is "
@@ -161,6 +177,14 @@ void check_or_write_config(const std::string& dir, const json& want) {
                      << " on" << (i < a.size() ? " (it has " + a[i].dump() + ")" : std::string())
                      << redo;
   }
+  if (changed.empty()) return;
+  for (const std::string& k : changed) {
+    std::fprintf(stderr, "loop: %s changes from %s to %s (the models written from now on)\n",
+                 k.c_str(), have.contains(k) ? have[k].dump().c_str() : "(unset)",
+                 want[k].dump().c_str());
+    have[k] = want[k];
+  }
+  write_atomically(path, have.dump(1) + "\n");
 }
 
 int read_rounds_done(const std::string& dir) {
@@ -307,6 +331,10 @@ std::string Loop::ensure_model(int j, const std::vector<MeasureRecord>& records,
   uint64_t h = 1469598103934665603ull;
   for (const ChosenDemo& c : demos.demos)
     h = splitmix64(h ^ fnv1a(c.demo.group + "\n" + c.demo.sentence) ^ (uint64_t)c.demo.copies);
+  // ... or its fine-tuning options (they may change on resume).
+  h = splitmix64(h ^ fnv1a(json({o_.finetune.epochs, o_.finetune.train.lr,
+                                 o_.finetune.train.min_lr, o_.finetune.train.batch_size,
+                                 o_.finetune.val_fraction}).dump()));
   const std::string demos_hash = std::to_string(h);
   if (!exists(work + ".demos") || slurp(work + ".demos") != demos_hash) {
     std::remove((work + ".last").c_str());

@@ -19,7 +19,9 @@
 // atomically, records appended line by line):
 //   loop.json        the configuration: base hash, hardware, task set, k_b, k_p, seed, sampling and
 //                    fine-tuning options, language and records versions. A directory of another
-//                    configuration is refused, naming the field
+//                    configuration is refused, naming the field; only the options that shape the
+//                    next models (temperature, sampling top-k, fine-tuning options, demonstration
+//                    choice, extra records) may change when it resumes
 //   state.json       rounds done
 //   records.jsonl    every measurement (strategy "loop-r<i>": round i); never rewritten
 //   round-<i>.txt    sentences i, "task-index<TAB>sentence" per line

@@ -225,6 +225,18 @@ TEST(LmCli, LoopSurvivesKillAndFinetuneLearnsFromItsRecords) {
   EXPECT_NE(untrained.output.find("does not list the tasks it was fine-tuned on"),
             std::string::npos) << untrained.output;
 
+  // Fine-tuning options may change when the loop resumes (they shape the next models, not what
+  // the records mean): noted, and kept in loop.json.
+  std::string args_epochs1 = args;
+  args_epochs1.replace(args_epochs1.find("--epochs 2"), 10, "--epochs 1");
+  Result changed = run_tlm(args_epochs1 + " --k-p 2");
+  EXPECT_EQ(changed.code, 0) << changed.output;
+  EXPECT_NE(changed.output.find("epochs changes from 2.0 to 1.0"), std::string::npos)
+      << changed.output;
+  Result again = run_tlm(args_epochs1 + " --k-p 2");
+  EXPECT_EQ(again.code, 0) << again.output;
+  EXPECT_EQ(again.output.find("changes from"), std::string::npos) << again.output;
+
   // Bad input: one message, exit code 1.
   Result other = run_tlm(args + " --k-p 3");
   EXPECT_EQ(other.code, 1);
