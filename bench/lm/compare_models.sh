@@ -7,6 +7,8 @@
 # checkpoint: best of K and median of K).
 #
 #   bench/lm/compare_models.sh OUT_DIR K CKPT...        (env: CPU=1 pins one core, one thread;
+#                                                         THREADS=2 writes and runs programs for
+#                                                         two cores instead (cores=2 prompts);
 #                                                         LABELS=REGEX narrows the tasks)
 # Records: OUT_DIR/<checkpoint file name>.jsonl (resumable: rerun to continue).
 set -euo pipefail
@@ -27,7 +29,7 @@ grep -v '^#' bench/subgraph/tasks.txt | while read -r label spec task; do
     echo "== $(date +%H:%M:%S) $label ($spec task $task) $name"
     "${pin[@]}" ./build/tlm tune "$spec" --tasks "$task" --strategy tlm --model "$c" \
       --trials-per-task "$k" --records "$out/$name.jsonl" --no-e2e --quiet --remeasure 0 \
-      --threads 1 --seed 0 | grep -E 'measurements:' || true
+      --threads "${THREADS:-1}" --seed 0 | grep -E 'measurements:' || true
   done
 done
 /usr/bin/python3 bench/lm/compare_models.py "$out" "$@"

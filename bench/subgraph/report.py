@@ -14,7 +14,14 @@ paper's figures.
 Writes bench/results/subgraph/{curves.csv, summary.csv, summary.md, curves.png, summary.png}.
 Records are mapped to tasks by order: run.sh tunes the tasks of tasks.txt one after another, so the
 n-th distinct task key of a file is the n-th task; its workload must match tasks.txt.
+
+    bench/subgraph/report.py [--tasks FILE] [--out DIR]
+
+--tasks (default: env TASKS, else bench/subgraph/tasks.txt) and --out (default: env OUT, else
+bench/results/subgraph; records are read from and the report written to it): the same two knobs
+as run.sh, e.g. TASKS=bench/subgraph/tasks_train.txt OUT=bench/results/subgraph-train for both.
 """
+import argparse
 import json
 import math
 import os
@@ -22,14 +29,16 @@ import re
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-RESULTS = os.path.join(HERE, "..", "results", "subgraph")
+RESULTS = os.path.join(HERE, "..", "results", "subgraph")  # --out / OUT replace it
+TASKS = os.path.join(HERE, "tasks.txt")  # --tasks / TASKS replace it
 KS = [1, 10, 64, 200]
-ORDER = ["random", "evolutionary", "halide-mullapudi2016", "halide-li2018", "halide-adams2019"]
+ORDER = ["random", "evolutionary", "tlm", "tlm-evolutionary", "halide-mullapudi2016",
+         "halide-li2018", "halide-adams2019"]
 
 
 def read_tasks():
     tasks = []
-    for line in open(os.path.join(HERE, "tasks.txt")):
+    for line in open(TASKS):
         if line.strip() and not line.startswith("#"):
             label, spec, tid = line.split()
             tasks.append((label, spec, int(tid)))
@@ -82,6 +91,15 @@ def best_after(lat, k):
 
 
 def main():
+    global RESULTS, TASKS
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--tasks", default=os.environ.get("TASKS") or TASKS,
+                    help="task list (default: env TASKS, else bench/subgraph/tasks.txt)")
+    ap.add_argument("--out", default=os.environ.get("OUT") or RESULTS,
+                    help="records and report directory (default: env OUT, else "
+                    "bench/results/subgraph)")
+    a = ap.parse_args()
+    TASKS, RESULTS = os.path.abspath(a.tasks), os.path.abspath(a.out)
     tasks = read_tasks()
     strategies = [s for s in ORDER if os.path.exists(os.path.join(RESULTS, s + ".jsonl"))]
     if not strategies:
@@ -91,7 +109,7 @@ def main():
         series, kinds = read_records(os.path.join(RESULTS, s + ".jsonl"))
         for i, (kind, workload) in kinds.items():
             if i >= len(tasks) or workload != tasks[i][1]:
-                sys.exit(f"{s}.jsonl: task #{i + 1} is from {workload}, tasks.txt says "
+                sys.exit(f"{s}.jsonl: task #{i + 1} is from {workload}, {os.path.basename(TASKS)} says "
                          f"{tasks[i][1] if i < len(tasks) else 'nothing'}")
         data[s] = series
     auto = {s: s.startswith("halide-") for s in strategies}

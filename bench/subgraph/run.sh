@@ -3,6 +3,8 @@
 # append every measurement to bench/results/subgraph/STRATEGY.jsonl (one records file per
 # strategy, so that no strategy sees another's measurements). Resumable: rerunning continues from
 # the records. bench/subgraph/report.py turns the records into the curves and tables.
+# TASKS=FILE (env) tunes the tasks of another list in the same format (e.g. tasks_train.txt, the
+# training-side twin), OUT=DIR (env) writes the records there instead; give report.py the same.
 #
 #   bench/subgraph/run.sh STRATEGY [TRIALS=200] [CPU]
 #
@@ -12,11 +14,14 @@
 # shipped models/tlm.ckpt); NAME=... (env) names the records file instead of STRATEGY (e.g. one
 # per checkpoint: NAME=tlm-round8); LABELS=REGEX (env) runs only the tasks whose label matches.
 set -euo pipefail
+# TASKS and OUT are taken relative to the directory this is started from.
+tasks=$(realpath -m "${TASKS:-$(dirname "$0")/tasks.txt}")
+out=$(realpath -m "${OUT:-$(dirname "$0")/../results/subgraph}")
 cd "$(dirname "$0")/../.."
+[[ -f $tasks ]] || { echo "no task list $tasks" >&2; exit 1; }
 strategy=${1:?usage: bench/subgraph/run.sh STRATEGY [TRIALS] [CPU]}
 trials=${2:-200}
 cpu=${3:-}
-out=bench/results/subgraph
 mkdir -p "$out"
 name=${NAME:-$strategy}
 pin=()
@@ -27,7 +32,7 @@ if [[ -n "$cpu" ]]; then
   pin=(taskset -c "$cpu")
   threads=(--threads 1)
 fi
-grep -v '^#' bench/subgraph/tasks.txt | while read -r label spec task; do
+grep -v '^#' "$tasks" | while read -r label spec task; do
   [[ -z "$label" ]] && continue
   [[ -n "${LABELS:-}" && ! $label =~ ${LABELS} ]] && continue
   echo "== $(date +%H:%M:%S) $name $label ($spec task $task)"

@@ -1,0 +1,362 @@
+#!/usr/bin/python3
+"""Held-out evaluation, final step for one model at one thread count (called by run.sh final).
+
+1. ONNX Runtime and PyTorch eager on the model (bench/e2e/peers.py) -> peers.<model>.t<T>.a.csv
+2. ONE `tlm run MODEL.onnx --threads T --repeat R --schedules tlm,NAME=RECORDS.jsonl,... --csv`
+   with every schedule set whose records exist (RESULTS/records/<model>.t<T>.<tag>.jsonl: tlm10,
+   tlm32, evo10, evo100, evo200, mullapudi, li, adams, ...) beside TLM-1xg (`tlm`: the checkpoint's
+   most likely program per task, no measurement) and the default schedules: compiled, verified
+   against the reference interpreter and timed in one process, taking turns.
+3. The peers again -> peers.<model>.t<T>.b.csv (the report takes each peer's lower median).
+
+The held-out check is mechanical: `tlm run` prints, for the checkpoint, how many of the model's
+tasks were among its fine-tuning demonstrations. More than 0 is a violation: this exits 1 at once
+with a message saying so. A checkpoint that does not list its demonstrations is "not checkable"
+(reported as such). The tlm records sets must come from the same checkpoint (their .ckpt file
+says which; another one exits 1 too), so that the check covers TLM-10xg and TLM-32xg as well.
+
+`tlm run` exits 1 and times nothing when any set fails verification. Then the sets that failed
+("verify (NAME schedules): FAIL") are FAIL in the report, never a time, and the run is repeated
+without them. If it fails otherwise (a crash, out of memory, --timeout), the Halide autoscheduler
+sets (their autoscheduler re-runs inside `tlm run`) are moved to runs of their own and the rest is
+repeated. Sets in --separate, and adams-greedy next to adams (HL_BEAM_SIZE is per process), are
+timed in runs of their own from the start (each beside the default schedules).
+
+Writes RESULTS/final/<model>.t<T>.{log (every attempt, appended), csv, json (status of every set,
+held-out check, coverage, compile and generation times, the machine)} and <model>.t<T>.<set>.csv
+for the sets timed on their own. A model whose status is complete for the same records and
+checkpoint is skipped unless --redo.
+"""
+import argparse
+import csv
+import hashlib
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+HALIDE = {"halide-mullapudi2016": "mullapudi", "halide-li2018": "li",
+          "halide-adams2019": "adams", "halide-adams2019-greedy": "adams-greedy"}
+
+
+def set_name(tag):
+    """Records tag (strategy + trials per task) -> schedule-set name."""
+    if tag in HALIDE:
+        return HALIDE[tag]
+    for prefix, short in (("tlm-evolutionary", "tlmevo"), ("evolutionary", "evo"),
+                          ("random", "random"), ("tlm", "tlm")):
+        m = re.fullmatch(re.escape(prefix) + r"(\d+)", tag)
+        if m:
+            return short + m.group(1)
+    return re.sub(r"[^A-Za-z0-9_.-]", "-", tag)
+
+
+def order_key(name):
+    """tlm, tlm<N>, tlmevo<N>, evo<N>, random<N>, the autoschedulers, the rest."""
+    groups = ["tlm", "tlmevo", "evo", "random"]
+    m = re.fullmatch(r"([a-z]+?)(\d*)", name)
+    if name == "tlm":
+        return (0, 0, name)
+    if m and m.group(1) in groups and m.group(2):
+        return (1 + groups.index(m.group(1)), int(m.group(2)), name)
+    auto = ["mullapudi", "li", "adams", "adams-greedy"]
+    if name in auto:
+        return (10 + auto.index(name), 0, name)
+    return (20, 0, name)
+
+
+def sha16(path):
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()[:16]
+
+
+def cpu_model_name():
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return "unknown"
+
+
+def parse_run(text):
+    """What a `tlm run --schedules` output says, per set."""
+    p = {"heldout": {}, "verify": {}, "coverage": {}, "written_s": None, "compile_s": {},
+         "hardware": None, "tasks": None}
+    for line in text.splitlines():
+        m = re.match(r"(\S+): (\d+) of (\d+) tasks were among the model's fine-tuning "
+                     r"demonstrations", line)
+        if m:
+            p["heldout"][m.group(1)] = {"seen": int(m.group(2)), "tasks": int(m.group(3))}
+        m = re.match(r"(\S+): the checkpoint does not list the tasks it was fine-tuned on", line)
+        if m:
+            p["heldout"][m.group(1)] = {"checkable": False}
+        m = re.match(r"verify \((\S+) schedules\): (PASS|FAIL)", line)
+        if m:
+            p["verify"][m.group(1)] = m.group(2)
+        m = re.match(r"verify: (PASS|FAIL)", line)
+        if m:
+            p["verify"]["default"] = m.group(1)
+        m = re.match(r"(\S+): the best recorded program of (\d+) of (\d+) tasks on (\S+) \(", line)
+        if m:
+            p["coverage"][m.group(1)] = [int(m.group(2)), int(m.group(3))]
+            p["hardware"] = m.group(4)
+        m = re.match(r"tlm: (\d+) schedules written in ([0-9.]+) s", line)
+        if m:
+            p["written_s"] = float(m.group(2))
+        if line.startswith("compile:"):
+            for name, secs in re.findall(r"(\S+) ([0-9.]+) s", line[len("compile:"):]):
+                p["compile_s"][name] = float(secs)
+        m = re.match(r"model .*; \d+ nodes -> (\d+) tasks", line)
+        if m:
+            p["tasks"] = int(m.group(1))
+    return p
+
+
+def read_e2e(path):
+    """{set: (ms, speedup over default)} from a `tlm run --csv` file."""
+    out = {}
+    if path and os.path.exists(path):
+        for r in csv.DictReader(open(path)):
+            if r["task"] == "e2e":
+                out[r["schedules"]] = (float(r["ms"]), float(r["speedup_over_default"]))
+    return out
+
+
+def run_logged(cmd, log, timeout, env=None, cwd=None):
+    """Runs cmd with its output appended to log; (exit code or 'timeout', the output)."""
+    with open(log, "a") as f:
+        f.write(f"== {time.strftime('%F %T')} {' '.join(cmd)}\n")
+        f.flush()
+        start = f.tell()
+        p = subprocess.Popen(cmd, stdout=f, stderr=subprocess.STDOUT, cwd=cwd,
+                             env=dict(os.environ, **(env or {})), start_new_session=True)
+        try:
+            rc = p.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(p.pid, signal.SIGTERM)
+            try:
+                p.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                os.killpg(p.pid, signal.SIGKILL)
+                p.wait()
+            rc = "timeout"
+        f.write(f"== exit {rc}\n")
+    with open(log, errors="replace") as f:
+        f.seek(start)
+        return rc, f.read()
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("model")
+    ap.add_argument("--results", required=True)
+    ap.add_argument("--onnx-dir", required=True)
+    ap.add_argument("--threads", type=int, required=True)
+    ap.add_argument("--cpu", help="pin tlm run and the peers to this core (taskset)")
+    ap.add_argument("--repeat", type=int, default=10)
+    ap.add_argument("--peer-repeats", type=int, default=10)
+    ap.add_argument("--tlm-model", help="checkpoint of TLM-1xg (default models/tlm.ckpt)")
+    ap.add_argument("--separate", default="", help="set names timed in runs of their own")
+    ap.add_argument("--timeout", type=float, default=10800)
+    ap.add_argument("--redo", action="store_true")
+    ap.add_argument("--tlm", default=os.path.join(ROOT, "build", "tlm"), help=argparse.SUPPRESS)
+    a = ap.parse_args()
+
+    m, t = a.model, a.threads
+    a.results, a.onnx_dir = os.path.abspath(a.results), os.path.abspath(a.onnx_dir)
+    fin = os.path.join(a.results, "final")
+    os.makedirs(fin, exist_ok=True)
+    base = os.path.join(fin, f"{m}.t{t}")
+    log = base + ".log"
+    onnx = os.path.join(a.onnx_dir, m + ".onnx")
+    if not os.path.exists(onnx):
+        sys.exit(f"{m}: no {onnx} (run.sh prepares it)")
+    ckpt = os.path.abspath(a.tlm_model or os.path.join(ROOT, "models", "tlm.ckpt"))
+    if not os.path.exists(ckpt):
+        sys.exit(f"no checkpoint {ckpt}")
+    ckpt_sha = sha16(ckpt)
+
+    # The schedule sets: every records file of this model and thread count.
+    rec_dir = os.path.join(a.results, "records")
+    prefix, sets = f"{m}.t{t}.", {}
+    for f in sorted(os.listdir(rec_dir)) if os.path.isdir(rec_dir) else []:
+        if f.startswith(prefix) and f.endswith(".jsonl") and os.path.getsize(os.path.join(rec_dir, f)):
+            tag = f[len(prefix):-len(".jsonl")]
+            path = os.path.join(rec_dir, f)
+            if "," in path or "=" in os.path.basename(path):
+                sys.exit(f"{path}: a records path for --schedules may not have ',' or '='")
+            name = set_name(tag)
+            if name in sets or name in ("tlm", "default"):
+                sys.exit(f"{path}: set name '{name}' taken twice")
+            sets[name] = {"tag": tag, "records": path, "status": "not run"}
+    # The tlm records must be the checkpoint's own (one held-out check covers them all).
+    for name, s in sets.items():
+        if s["tag"].startswith("tlm"):
+            side = s["records"] + ".ckpt"
+            if not os.path.exists(side):
+                s["note"] = "the checkpoint it was tuned with is not recorded"
+                continue
+            tuned = open(side).read().split()
+            if tuned and tuned[0] != ckpt_sha:
+                sys.exit(f"error: {name} ({s['records']}) was tuned with checkpoint "
+                         f"{' '.join(tuned[1:])} (sha {tuned[0]}), but TLM-1xg would use {ckpt} "
+                         f"(sha {ckpt_sha}): set TLM_MODEL to the tuned one, or tune again")
+    names = ["tlm"] + sorted(sets, key=order_key)
+    sets["tlm"] = {"tag": "tlm0", "records": None, "status": "not run",
+                   "note": "most likely program per task, no measurement"}
+
+    signature = {"sets": {n: [s["records"], os.path.getsize(s["records"]),
+                              int(os.path.getmtime(s["records"]))]
+                          for n, s in sets.items() if s["records"]},
+                 "ckpt": ckpt_sha, "repeat": a.repeat, "cpu": a.cpu}
+    status_path = base + ".json"
+    if os.path.exists(status_path) and not a.redo:
+        old = json.load(open(status_path))
+        if old.get("complete") and old.get("signature") == signature:
+            print(f"== {m} (threads {t}): finished earlier with the same records and checkpoint "
+                  f"(skipped; REDO=1 runs it again)")
+            return
+    pin = ["taskset", "-c", str(a.cpu)] if a.cpu is not None else []
+    st = {"model": m, "threads": t, "onnx": onnx, "cpu": a.cpu, "cpu_model": cpu_model_name(),
+          "started": time.strftime("%F %T"), "checkpoint": {"path": ckpt, "sha": ckpt_sha},
+          "signature": signature, "heldout": {}, "sets": sets, "runs": [], "peers": {},
+          "hardware": None, "complete": False, "order": names}
+
+    def save():
+        with open(status_path + ".tmp", "w") as f:
+            json.dump(st, f, indent=1, sort_keys=True)
+        os.replace(status_path + ".tmp", status_path)
+
+    def peers(which):
+        py = os.path.join(ROOT, "bench", ".venv", "bin", "python")
+        out = f"{os.path.join(fin, 'peers')}.{m}.t{t}.{which}.csv"
+        if not os.path.exists(py):
+            st["peers"][which] = {"error": "bench/.venv missing (bench/setup.sh)"}
+            return
+        print(f"   {time.strftime('%H:%M:%S')} peers ({which}): ONNX Runtime, PyTorch eager", flush=True)
+        rc, text = run_logged(pin + [py, "peers.py", "--onnx-dir", a.onnx_dir, "--threads", str(t),
+                                     "--repeats", str(a.peer_repeats), "--csv", out, m],
+                              base + ".peers.log", a.timeout, cwd=os.path.join(ROOT, "bench", "e2e"))
+        st["peers"][which] = {"csv": out} if rc == 0 else {"error": f"exit {rc}: see {base}.peers.log"}
+        if rc != 0:
+            print(f"     peers failed (exit {rc}): see {base}.peers.log")
+        for line in text.splitlines():
+            if line.startswith(m + ":"):
+                print("     " + line)
+
+    def tlm_run(run_sets, csv_path):
+        """One `tlm run` of these sets (beside the defaults); returns (rc, parsed output)."""
+        specs = ["tlm" if n == "tlm" else f"{n}={sets[n]['records']}" for n in run_sets]
+        cmd = pin + [a.tlm, "run", onnx, "--threads", str(t),
+                     "--repeat", str(a.repeat), "--schedules", ",".join(specs), "--csv", csv_path]
+        if "tlm" in run_sets:
+            cmd += ["--model", ckpt]
+        env = {"HL_BEAM_SIZE": "1"} if "adams-greedy" in run_sets else {}
+        print(f"   {time.strftime('%H:%M:%S')} tlm run: default, {', '.join(run_sets)}", flush=True)
+        rc, text = run_logged(cmd, log, a.timeout, env=env)
+        p = parse_run(text)
+        st["runs"].append({"sets": run_sets, "csv": csv_path, "exit": rc, "env": env,
+                           "compile_s": p["compile_s"], "verify": p["verify"]})
+        st["hardware"] = st["hardware"] or p["hardware"]
+        for n, h in p["heldout"].items():
+            st["heldout"][n] = h
+            if h.get("seen", 0) > 0:
+                st["violation"] = (f"{n}: {h['seen']} of {h['tasks']} tasks of {m} were among "
+                                   f"the fine-tuning demonstrations of {ckpt}")
+                save()
+                print(f"\nHELD-OUT VIOLATION: {st['violation']}.\nThis checkpoint has seen "
+                      f"tasks of an evaluation model: its numbers are not a held-out evaluation. "
+                      f"Stopped ({log}).", file=sys.stderr)
+                sys.exit(1)
+        for n, cov in p["coverage"].items():
+            if n in sets:
+                sets[n]["coverage"] = cov
+        if p["written_s"] is not None:
+            sets["tlm"]["written_s"] = p["written_s"]
+        for line in text.splitlines():
+            if line.startswith(("verify", "end-to-end:")) or "tasks were among" in line or \
+                    "does not list" in line or "best recorded program" in line:
+                print("     " + line)
+        if rc != 0:
+            tail = [x for x in text.splitlines() if x.startswith("error")][-1:]
+            print(f"     exit {rc}{': ' + tail[0] if tail else ''}")
+        return rc, p
+
+    print(f"== {time.strftime('%F %T')} {m}: threads {t}{', core ' + str(a.cpu) if pin else ''}; "
+          f"sets: {', '.join(names)}", flush=True)
+    peers("a")
+    save()
+
+    separate = [n for n in names if n in a.separate.replace(",", " ").split()]
+    if "adams-greedy" in names and "adams" in names and "adams-greedy" not in separate:
+        separate.append("adams-greedy")
+    shared = [n for n in names if n not in separate]
+    failed_run = None
+    while shared:
+        rc, p = tlm_run(shared, base + ".csv")
+        if rc == 0:
+            e2e = read_e2e(base + ".csv")
+            for n in shared:
+                if n in e2e:
+                    sets[n].update(status="timed", run="shared", csv=base + ".csv",
+                                   ms=e2e[n][0], speedup=e2e[n][1])
+            st["default_ms"] = e2e.get("default", (None,))[0]
+            break
+        fails = [n for n, v in p["verify"].items() if v == "FAIL"]
+        if "default" in fails:
+            failed_run = "the default schedules failed verification"
+            break
+        if fails:
+            for n in fails:
+                sets[n].update(status="FAIL", note="verification failed (see the log)")
+            shared = [n for n in shared if n not in fails]
+            continue
+        auto = [n for n in shared if sets[n]["tag"] in HALIDE]
+        if auto:
+            for n in auto:
+                sets[n]["note"] = f"timed on its own: the shared run failed (exit {rc})"
+            separate += auto
+            shared = [n for n in shared if n not in auto]
+            continue
+        failed_run = f"tlm run failed (exit {rc}): see {log}"
+        break
+    if failed_run:
+        for n in shared:
+            if sets[n]["status"] == "not run":
+                sets[n].update(status="failed", note=failed_run)
+    save()
+    for n in separate:
+        own = f"{base}.{n}.csv"
+        rc, p = tlm_run([n], own)
+        if rc == 0:
+            e2e = read_e2e(own)
+            if n in e2e:
+                sets[n].update(status="timed", run="own", csv=own, ms=e2e[n][0], speedup=e2e[n][1],
+                               own_default_ms=e2e.get("default", (None,))[0])
+        elif p["verify"].get(n) == "FAIL":
+            sets[n].update(status="FAIL", note="verification failed (see the log)")
+        else:
+            sets[n].update(status="failed", note=f"its own tlm run failed (exit {rc}): see {log}")
+        save()
+    peers("b")
+    st["finished"] = time.strftime("%F %T")
+    st["complete"] = (failed_run is None and all(s["status"] in ("timed", "FAIL") for s in sets.values())
+                      and all("csv" in st["peers"].get(w, {}) for w in ("a", "b")))
+    save()
+    for n in names:
+        s = sets[n]
+        what = f"{s['ms']:.2f} ms ({s['speedup']:.2f}x default)" if s["status"] == "timed" else s["status"]
+        print(f"     {n:14s} {what}")
+
+
+if __name__ == "__main__":
+    main()
