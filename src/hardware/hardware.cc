@@ -71,6 +71,18 @@ std::string isa_from_cpu_flags(const std::string& flags) {
   return "sse4";  // the x86-64 floor we target (older CPUs are not worth a separate token)
 }
 
+bool cpu_flags_have(const std::string& flags, const std::string& flag) {
+  std::istringstream in(flags);
+  std::string f;
+  while (in >> f)
+    if (f == flag) return true;
+  return false;
+}
+
+bool host_cpu_has(const std::string& flag) {
+  return cpu_flags_have(cpuinfo_field(read_file_or_empty("/proc/cpuinfo"), "flags"), flag);
+}
+
 int vector_bits_for_isa(const std::string& isa) {
   if (isa == "avx512") return 512;
   if (isa == "avx2") return 256;

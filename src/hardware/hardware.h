@@ -42,6 +42,10 @@ HardwareInfo hardware_from_sources(const std::string& cpuinfo_text, const std::s
                                    int cores);
 // "avx512" when the flags contain avx512f, else "avx2", else "sse4".
 std::string isa_from_cpu_flags(const std::string& flags);
+// True when `flags` (a /proc/cpuinfo "flags" line) lists `flag`; host_cpu_has(flag) asks this
+// machine's (false when /proc/cpuinfo cannot be read).
+bool cpu_flags_have(const std::string& flags, const std::string& flag);
+bool host_cpu_has(const std::string& flag);
 int vector_bits_for_isa(const std::string& isa);  // UserError for an unknown isa
 // Parses sysfs cache sizes: "48K" -> 49152, "2048K", "1M", "512"; -1 when unreadable.
 int64_t parse_cache_size(const std::string& text);

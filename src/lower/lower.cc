@@ -11,6 +11,7 @@
 #include <mutex>
 #include <thread>
 
+#include "hardware/hardware.h"
 #include "lower/lower_internal.h"
 #include "support/threads.h"
 
@@ -376,6 +377,11 @@ Halide::Target host_target() {
     export_halide_threads();
     TLM_CHECK(Halide::exceptions_enabled()) << "Halide must be built with exceptions";
     Halide::Target t = Halide::get_host_target();
+    // Halide 14 calls any CPU with AVX512-BF16 and VNNI "sapphirerapids", and LLVM then emits
+    // AVX512-FP16 instructions (vmovw for bool vectors): an AMD Zen 4 has the former but not
+    // the latter, and dies of SIGILL. Keep that family only where the CPU has AVX512-FP16.
+    if (t.has_feature(Halide::Target::AVX512_SapphireRapids) && !host_cpu_has("avx512_fp16"))
+      t = t.without_feature(Halide::Target::AVX512_SapphireRapids);
     // get_host_target() already lists the AVX-512 families the CPU has (skylake, cannonlake,
     // sapphirerapids); make sure the base feature is there whenever one of them is.
     if (t.has_feature(Halide::Target::AVX512_Skylake) ||
