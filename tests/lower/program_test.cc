@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <thread>
 
+#include "hardware/hardware.h"
 #include "lower/harness.h"
 
 namespace tlm::testing_lower {
@@ -160,6 +161,20 @@ INSTANTIATE_TEST_SUITE_P(Lower, FusedTest, ::testing::ValuesIn(fused_cases()), b
 
 // The initial program s(0), with no schedule at all, computes the same values as the scheduled
 // one (and the reference), on a spread of task kinds.
+// The JIT target never names an AVX-512 family the CPU cannot run: Halide 14 calls a Zen 4
+// "sapphirerapids" (it has AVX512-BF16 and VNNI), whose code uses AVX512-FP16 (SIGILL there).
+TEST(LowerProgram, HostTargetOnlyHasFeaturesTheCpuRuns) {
+  const Halide::Target t = host_target();
+  if (!host_cpu_has("avx512_fp16"))
+    EXPECT_FALSE(t.has_feature(Halide::Target::AVX512_SapphireRapids)) << t.to_string();
+  else
+    EXPECT_EQ(t.has_feature(Halide::Target::AVX512_SapphireRapids),
+              Halide::get_host_target().has_feature(Halide::Target::AVX512_SapphireRapids));
+  EXPECT_EQ(t.has_feature(Halide::Target::AVX512), host_cpu_has("avx512f")) << t.to_string();
+  EXPECT_TRUE(cpu_flags_have("fpu avx512f avx512_bf16", "avx512_bf16"));
+  EXPECT_FALSE(cpu_flags_have("fpu avx512_fp16x", "avx512_fp16"));
+}
+
 TEST(LowerProgram, UnscheduledMatchesScheduled) {
   std::vector<Builder> cases = fused_cases();
   for (const char* name : {"conv_bias_relu_residual", "reshape_transpose_matmul",
