@@ -8,12 +8,16 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "language/sentence.h"
 #include "loop/loop.h"
+#include "model/tlm_model.h"
+#include "support/hash.h"
 #include "lower/autoschedule.h"
 #include "support/error.h"
 
@@ -136,6 +140,30 @@ TEST(Demonstrations, RecordsOfAnotherLanguageAreRefused) {
   std::string msg = user_error_of([&] { load_record_files({p}); });
   EXPECT_NE(msg.find(p + ":2: a record of tensor-language version 1"), std::string::npos) << msg;
   std::remove(p.c_str());
+}
+
+// Held out means held out, checked on what ships: the fine-tuned models/tlm.ckpt lists the tasks
+// it learned from (extra.finetune.task_hashes), and none of them is a task of a held-out
+// workload. A chosen demonstration set lists exactly its tasks.
+TEST(Demonstrations, ShippedModelLearnedFromNoHeldOutTask) {
+  std::vector<MeasureRecord> rs = {rec("a", "a1", 1e-3), rec("a", "a2", 2e-3),
+                                   rec("b", "b1", 3e-3)};
+  DemoOptions o;
+  o.top_k = 2;
+  std::vector<std::string> h = select_demonstrations(rs, o).task_hashes();
+  std::vector<std::string> want = {hex_hash("a"), hex_hash("b")};
+  std::sort(want.begin(), want.end());
+  EXPECT_EQ(h, want);
+
+  const std::string shipped = default_model_path();
+  ASSERT_FALSE(shipped.empty()) << "no shipped models/tlm.ckpt";
+  TlmModel m = load_tlm_model(shipped);
+  std::set<std::string> learned;
+  ASSERT_TRUE(finetuned_task_hashes(m, &learned)) << shipped << " does not list its tasks";
+  EXPECT_GE(learned.size(), 100u) << "the shipped model learned from few tasks";
+  int heldout = 0;
+  for (const std::string& key : heldout_task_keys()) heldout += learned.count(hex_hash(key)) ? 1 : 0;
+  EXPECT_EQ(heldout, 0) << shipped << " was fine-tuned on held-out tasks";
 }
 
 TEST(Convergence, BestSoFarNormalized) {
