@@ -35,6 +35,9 @@ import os
 import re
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from benchlib import records  # noqa: E402
+
 GAP_S = 600  # a pause longer than this between two records is a stop and resume, not tuning
 
 
@@ -76,14 +79,7 @@ def main():
 
     lines = []  # (raw line, record) of the search measurements, file order
     remeasured = other = 0
-    for n, raw in enumerate(open(a.src), 1):
-        if not raw.strip():
-            continue
-        try:
-            r = json.loads(raw)
-        except json.JSONDecodeError:
-            print(f"{a.src}:{n}: skipping a line cut short", file=sys.stderr)
-            continue
+    for raw, r in records(a.src):
         if r.get("strategy") == a.strategy:
             lines.append((raw if raw.endswith("\n") else raw + "\n", r))
         elif r.get("strategy") == a.strategy + "/remeasure":

@@ -28,6 +28,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from final import HALIDE, order_key, set_name  # noqa: E402
 
+sys.path.insert(0, os.path.join(HERE, ".."))
+from benchlib import seconds  # noqa: E402
+
 MODELS = ["resnet50", "mobilenet_v2", "bert-base", "gpt2"]
 EXPECTED = ["tlm", "tlm10", "tlm32", "evo10", "evo100", "evo200", "mullapudi", "li", "adams"]
 PEERS = ["onnxruntime", "pytorch-eager"]
@@ -47,13 +50,6 @@ def label(n):
                "random": "random"}[m.group(1)]
         return f"{who} {m.group(2)}xg" if who == "TLM" else f"{who} at {m.group(2)}xg"
     return LABEL.get(n, {v: f"Halide {k[len('halide-'):]}" for k, v in HALIDE.items()}.get(n, n))
-
-
-def seconds(text):
-    total = 0.0
-    for num, unit in re.findall(r"([0-9.]+)([hms])", text):
-        total += float(num) * {"h": 3600, "m": 60, "s": 1}[unit]
-    return total
 
 
 def hms(s):

@@ -28,6 +28,9 @@ import os
 import re
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from benchlib import records, seconds  # noqa: E402
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 RESULTS = os.path.join(HERE, "..", "results", "subgraph")  # --out / OUT replace it
 TASKS = os.path.join(HERE, "tasks.txt")  # --tasks / TASKS replace it
@@ -48,15 +51,7 @@ def read_tasks():
 def read_records(path):
     """{task index: [(latency_s or None) in measurement order]} and {index: (kind, flops?)}."""
     keys, series, kinds = [], {}, {}
-    for n, line in enumerate(open(path), 1):
-        line = line.strip()
-        if not line:
-            continue
-        try:
-            r = json.loads(line)
-        except json.JSONDecodeError:
-            print(f"{path}:{n}: skipping a line cut short", file=sys.stderr)
-            continue
+    for _, r in records(path):
         if r["strategy"].endswith("/remeasure"):
             continue
         if r["task_key"] not in keys:
@@ -65,14 +60,6 @@ def read_records(path):
         series.setdefault(i, []).append(r["median_s"] if not r["error"] else None)
         kinds[i] = (r["task_kind"], r["workload"])
     return series, kinds
-
-
-def seconds(text):
-    """'2m13s' / '37.2s' / '1h2m3s' -> seconds."""
-    total = 0.0
-    for num, unit in re.findall(r"([0-9.]+)([hms])", text):
-        total += float(num) * {"h": 3600, "m": 60, "s": 1}[unit]
-    return total
 
 
 def throughput(log):

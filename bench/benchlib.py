@@ -1,0 +1,28 @@
+"""What several bench/ scripts share: reading a records file, parsing a wall time.
+
+    records(path)   (raw line, record) per JSON line of a tlm records file, in file order; a line
+                    cut short (a run killed while writing) is reported on stderr and skipped
+    seconds(text)   '2m13s' / '37.2s' / '1h2m3s' (tlm's wall-time format) -> seconds
+"""
+import json
+import re
+import sys
+
+
+def records(path):
+    for n, raw in enumerate(open(path), 1):
+        if not raw.strip():
+            continue
+        try:
+            r = json.loads(raw)
+        except json.JSONDecodeError:
+            print(f"{path}:{n}: skipping a line cut short", file=sys.stderr)
+            continue
+        yield raw, r
+
+
+def seconds(text):
+    total = 0.0
+    for num, unit in re.findall(r"([0-9.]+)([hms])", text):
+        total += float(num) * {"h": 3600, "m": 60, "s": 1}[unit]
+    return total
