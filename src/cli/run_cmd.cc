@@ -24,9 +24,9 @@
 #include "graph/interpreter.h"
 #include "measure/recorded_schedules.h"
 #include "model/tlm_model.h"
-#include "support/hash.h"
 #include "partition/partition.h"
 #include "support/clock.h"
+#include "support/hash.h"
 #include "support/progress.h"
 #include "support/threads.h"
 #include "tune/lm_search.h"
@@ -259,6 +259,8 @@ int run_run(const RunOptions& o) {
       TLM_USER_CHECK(sets[k].label != sets.back().label)
           << "--schedules: the name '" << sets.back().label << "' appears twice";
   }
+  TLM_USER_CHECK(o.csv.empty() || sets.size() > 1)
+      << "--csv writes the comparison of schedule sets: give --schedules too";
   if (!o.csv.empty()) {
     std::ofstream f(o.csv);
     TLM_USER_CHECK(f.good()) << "--csv: cannot write " << o.csv;

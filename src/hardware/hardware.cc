@@ -57,26 +57,19 @@ constexpr int64_t kMaxCacheBytes = int64_t(1) << 50;  // guards the unit multipl
 
 }  // namespace
 
-std::string isa_from_cpu_flags(const std::string& flags) {
-  std::istringstream in(flags);
-  bool avx512 = false, avx2 = false;
-  std::string f;
-  while (in >> f) {
-    // avx512f is the foundation every AVX-512 code path needs; the other subsets ride on it.
-    if (f == "avx512f") avx512 = true;
-    if (f == "avx2") avx2 = true;
-  }
-  if (avx512) return "avx512";
-  if (avx2) return "avx2";
-  return "sse4";  // the x86-64 floor we target (older CPUs are not worth a separate token)
-}
-
 bool cpu_flags_have(const std::string& flags, const std::string& flag) {
   std::istringstream in(flags);
   std::string f;
   while (in >> f)
     if (f == flag) return true;
   return false;
+}
+
+std::string isa_from_cpu_flags(const std::string& flags) {
+  // avx512f is the foundation every AVX-512 code path needs; the other subsets ride on it.
+  if (cpu_flags_have(flags, "avx512f")) return "avx512";
+  if (cpu_flags_have(flags, "avx2")) return "avx2";
+  return "sse4";  // the x86-64 floor we target (older CPUs are not worth a separate token)
 }
 
 bool host_cpu_has(const std::string& flag) {

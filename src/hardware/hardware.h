@@ -3,8 +3,9 @@
 // vector instructions").
 //
 // detect_hardware() reads /proc/cpuinfo (flags, model name), the cores its programs will run on
-// (compute_threads(): tlm --threads, at most the CPU affinity mask's count) and /sys/devices/system/cpu/cpu0/cache/index*/ (cache sizes); anything it
-// cannot read falls back to a conservative default (sse4, 1 core, 32k/256k/8m caches).
+// (compute_threads(): tlm --threads, at most the CPU affinity mask's count) and
+// /sys/devices/system/cpu/cpu0/cache/index*/ (cache sizes); anything it cannot read falls back to
+// a conservative default (sse4, 1 core, 32k/256k/8m caches).
 // hardware_tokens() turns it into short tokens ("isa=avx512 cores=2 vec=16 l1=32k l2=2m l3=64m")
 // with cache sizes rounded *down* to powers of two, so that machines that differ only a little
 // share a vocabulary and a tile that fits the promised cache also fits the real one.

@@ -116,6 +116,9 @@ TEST(LmCli, RunWithTlmSchedulesVerifiesBoth) {
   Result bad = run_tlm("run bert-tiny:seq=16 --schedules fast");
   EXPECT_EQ(bad.code, 1) << bad.output;
   EXPECT_NE(bad.output.find("--schedules"), std::string::npos) << bad.output;
+  Result csv_alone = run_tlm("run bert-tiny:seq=16 --csv " + dir() + "/alone.csv");
+  EXPECT_EQ(csv_alone.code, 1) << csv_alone.output;
+  EXPECT_NE(csv_alone.output.find("give --schedules too"), std::string::npos) << csv_alone.output;
   Result missing = run_tlm("run bert-tiny:seq=16 --schedules tlm --model " + dir() + "/none.ckpt");
   EXPECT_EQ(missing.code, 1) << missing.output;
   EXPECT_NE(missing.output.find("none.ckpt"), std::string::npos) << missing.output;
