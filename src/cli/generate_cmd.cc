@@ -25,12 +25,12 @@ struct GenerateCliOptions {
   std::string checkpoint;
   std::string out;       // empty: stdout
   std::string hardware;  // empty: this machine
+  bool expert = false;   // the space's expert programs instead of the model's
   GenerateOptions gen;
 };
 
 int run_generate(GenerateCliOptions& o) {
   set_model_threads(compute_threads());
-  TlmModel m = load_model_or_default(o.checkpoint);
   Graph g = load_model(o.model, parse_dims(o.dims), o.seed);
   Partition p = partition_graph(g);
   const Task* task = nullptr;
@@ -42,9 +42,20 @@ int run_generate(GenerateCliOptions& o) {
   LoweredTask lt = lower_subgraph(task->sub);
   TaskSpace space = build_space(lt, hw);
   TaskPrinter printer(task->sub, hw, space);
-  o.gen.seed = o.seed;
+  std::vector<GeneratedProgram> progs;
   GenerateStats st;
-  std::vector<GeneratedProgram> progs = generate_programs(*m.lm, m.tok, printer, o.gen, &st);
+  std::string source = "the space's expert programs";
+  if (o.expert) {
+    for (Program& p : expert_programs(space, hw)) progs.push_back({std::move(p)});
+    TLM_USER_CHECK(!progs.empty()) << "generate: task " << o.task << " (" << task->sub.kind
+                                   << ") has no expert programs (only tiled convolutions and "
+                                      "matrix products have them)";
+  } else {
+    TlmModel m = load_model_or_default(o.checkpoint);
+    source = "checkpoint " + m.info.loaded_from;
+    o.gen.seed = o.seed;
+    progs = generate_programs(*m.lm, m.tok, printer, o.gen, &st);
+  }
 
   std::ofstream file;
   if (!o.out.empty()) {
@@ -63,10 +74,10 @@ int run_generate(GenerateCliOptions& o) {
   }
   std::fprintf(stderr,
                "generate: task %d (%s) on %s: %zu programs (%d valid) from %lld decoded "
-               "sequences (%lld duplicates) in %.2f s = %.1f programs/s; checkpoint %s\n",
+               "sequences (%lld duplicates) in %.2f s = %.1f programs/s; %s\n",
                o.task, task->sub.kind.c_str(), hardware_key(hw).c_str(), progs.size(), valid,
                (long long)st.sequences, (long long)st.duplicates, st.seconds,
-               st.seconds > 0 ? progs.size() / st.seconds : 0.0, m.info.loaded_from.c_str());
+               st.seconds > 0 ? progs.size() / st.seconds : 0.0, source.c_str());
   return valid == (int)progs.size() ? 0 : 1;
 }
 
@@ -98,6 +109,9 @@ Command add_generate_command(CLI::App& app) {
                   "beam search of this width instead of sampling (1: greedy, the most likely "
                   "program)")
       ->check(CLI::Range(1, 4096));
+  cmd->add_flag("--expert", o->expert,
+               "print the space's expert programs (register-blocked, written without the model "
+               "or measurement) instead of the model's");
   cmd->add_option("--hardware", o->hardware, "hardware key to write for (default: this machine)");
   cmd->add_option("-o,--out", o->out, "write the sentences to this file instead of stdout");
   return {cmd, [o] { return run_generate(*o); }};

@@ -110,6 +110,7 @@ json loop_config(const LoopOptions& o, const std::vector<LoopTask>* tasks,
       {"sft_batch", o.finetune.train.batch_size},
       {"val_fraction", o.finetune.val_fraction},
       {"extra_records", o.extra_records},
+      {"expert", o.expert},
       {"workloads", o.tasks.workloads},
       {"max_tasks", o.tasks.max_tasks},
       {"max_mflops", o.tasks.max_mflops},
@@ -127,7 +128,8 @@ json loop_config(const LoopOptions& o, const std::vector<LoopTask>* tasks,
 bool may_change_on_resume(const std::string& key) {
   static const std::set<std::string> keys = {
       "temperature", "sample_top_k", "gen_batch", "demo_top_k",   "weighting",    "max_copies",
-      "epochs",      "lr",           "min_lr",    "sft_batch",    "val_fraction", "extra_records"};
+      "epochs",      "lr",           "min_lr",    "sft_batch",    "val_fraction", "extra_records",
+      "expert"};
   return keys.count(key) > 0;
 }
 
@@ -272,6 +274,9 @@ class Loop {
   std::string ensure_model(int j, const std::vector<MeasureRecord>& records, SideWork* w);
   void ensure_sentences(int i, const std::vector<MeasureRecord>& records, SideWork* w);
   void measure_round(int i, const std::vector<MeasureRecord>& records, RoundReport* rep);
+  void measure_jobs(const std::vector<MeasureJob>& todo, const std::string& label,
+                    RoundReport* rep);
+  void measure_experts(const std::vector<MeasureRecord>& records);
   void finish_round(int i, RoundReport rep, const SideWork& w,
                     const std::function<void(const RoundReport&)>& on_round, LoopReport* out);
 
@@ -447,12 +452,16 @@ void Loop::measure_round(int i, const std::vector<MeasureRecord>& records, Round
         << "; delete the file to write the round again";
     todo.push_back({h->second.get(), program_candidate(p, "loop-r" + std::to_string(i))});
   }
+  measure_jobs(todo, "loop round " + std::to_string(i + 1) + "/" + std::to_string(o_.rounds),
+               rep);
+}
 
+// Measures the jobs in chunks of parallel compiles, appending every record as it comes.
+void Loop::measure_jobs(const std::vector<MeasureJob>& todo, const std::string& label,
+                        RoundReport* rep) {
   MeasureOptions mo = o_.measure;
   if (mo.parallel_compiles <= 0) mo.parallel_compiles = std::max(1, usable_cores());
   RecordWriter writer(records_path_);
-  char label[64];
-  std::snprintf(label, sizeof label, "loop round %d/%d", i + 1, o_.rounds);
   ProgressLine progress(o_.progress, label, (int64_t)todo.size(), 10);
   const double t0 = now_s();
   for (size_t at = 0; at < todo.size(); at += (size_t)mo.parallel_compiles) {
@@ -470,6 +479,59 @@ void Loop::measure_round(int i, const std::vector<MeasureRecord>& records, Round
   }
   progress.finish();
   rep->measure_s = now_s() - t0;
+}
+
+// Every task's expert programs that the records lack, batch by batch (harnesses of one batch at
+// a time), before the rounds go on. Resumable like a round: what is recorded is not measured
+// again, so after the first pass this only builds the programs and finds them known.
+void Loop::measure_experts(const std::vector<MeasureRecord>& records) {
+  std::set<std::string> known;
+  for (const MeasureRecord& r : records)
+    if (r.hardware == hw_key_) known.insert(r.sentence);
+  RoundReport rep;
+  int64_t programs = 0;
+  for (int b = 0; b < o_.k_b; b++) {
+    const std::vector<int> batch = loop_batch(tasks_.size(), o_.k_b, b);
+    // Which tasks have an expert program to measure: decided from the spaces alone, so a
+    // finished pass builds no harness.
+    std::vector<std::pair<int, std::vector<Program>>> want;
+    for (int t : batch) {
+      if (failed_.count(t)) continue;
+      std::vector<Program> progs;
+      try {
+        LoweredTask lt = lower_subgraph(tasks_[t].sub);
+        TaskSpace space = build_space(lt, hw_);
+        TaskPrinter printer(tasks_[t].sub, hw_, space);
+        for (Program& p : expert_programs(space, hw_))
+          if (!known.count(printer.text(p))) progs.push_back(std::move(p));
+      } catch (const UserError&) {
+        continue;  // prepare() reports it when the task's round comes
+      }
+      if (!progs.empty()) want.emplace_back(t, std::move(progs));
+    }
+    if (want.empty()) continue;
+    std::vector<int> need;
+    for (const auto& w : want) need.push_back(w.first);
+    prepare(need);
+    std::vector<MeasureJob> todo;
+    for (auto& [t, progs] : want) {
+      auto h = harness_.find(t);
+      if (h == harness_.end()) continue;
+      for (const Program& p : progs) {
+        known.insert(h->second->printer->text(p));
+        todo.push_back({h->second.get(), program_candidate(p, "expert")});
+      }
+    }
+    programs += (int64_t)todo.size();
+    measure_jobs(todo,
+                 "loop expert programs, batch " + std::to_string(b + 1) + "/" +
+                     std::to_string(o_.k_b),
+                 &rep);
+    harness_.clear();
+  }
+  if (programs > 0)
+    std::fprintf(stderr, "loop: %lld expert programs measured (%lld valid)\n",
+                 (long long)rep.measured, (long long)rep.ok);
 }
 
 void Loop::finish_round(int i, RoundReport rep, const SideWork& w,
@@ -560,6 +622,10 @@ LoopReport Loop::run(const std::function<void(const RoundReport&)>& on_round) {
   std::vector<MeasureRecord> records = load_dir_records(true);
   host_target();
   warm_halide_jit();
+  if (o_.expert && i < o_.rounds) {
+    measure_experts(records);
+    records = load_dir_records(false);
+  }
   for (; i < o_.rounds; i++) {
     if (o_.time_budget_s > 0 && now_s() - start > o_.time_budget_s) break;
     // Harnesses for this round and the next; the rest are dropped.

@@ -119,6 +119,12 @@ size_t program_length(const TaskSpace& space);
 // prior on their first option (a pad slot keeps its extent with chance 3/4, steps.cc).
 Program sample_program(const TaskSpace& space, std::mt19937_64& rng);
 
+// Expert programs (expert.cc): a few points of a TiledAnchor task's space written from what fast
+// CPU GEMM / convolution kernels do (register blocks that fit hw's vector registers, K chunks,
+// packed panels), each valid by construction; distinct, in a fixed order. Empty for Rows tasks.
+// They seed measurement; like every program they are checked and timed before they count.
+std::vector<Program> expert_programs(const TaskSpace& space, const HardwareInfo& hw);
+
 // True when the program has program_length() values, each among next_options of its prefix.
 bool is_valid_program(const TaskSpace& space, const Program& p);
 

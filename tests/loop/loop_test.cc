@@ -30,6 +30,11 @@ struct Dir {
   ~Dir() { fs::remove_all(path); }
 };
 
+std::string slurp_file(const std::string& p) {
+  std::ifstream in(p);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
 int64_t lines_of(const std::string& p) {
   std::ifstream in(p);
   int64_t n = 0;
@@ -52,6 +57,7 @@ TEST(Loop, RunsResumesAndRefusesAnotherConfiguration) {
   o.finetune.train.batch_size = 4;
   o.measure.timing = {1, 2, 1};
   o.progress = false;
+  o.expert = false;  // the expert pass has its own test
 
   std::vector<RoundReport> seen;
   LoopReport r = run_loop(o, [&](const RoundReport& x) { seen.push_back(x); });
@@ -117,6 +123,52 @@ TEST(Loop, RunsResumesAndRefusesAnotherConfiguration) {
     EXPECT_NE(std::string(e.what()).find("its k_p is 2, this run's is 3"), std::string::npos)
         << e.what();
   }
+}
+
+// The expert pass: turned on when a loop resumes (an option that may change), every task's
+// expert programs are measured once, before the next round, and never again.
+TEST(Loop, ExpertProgramsAreMeasuredOnceWhenTurnedOn) {
+  Dir d;
+  LoopOptions o;
+  o.dir = d.path + "/loop";
+  o.base = write_tiny_base(d.path + "/base.ckpt");
+  o.tasks.workloads = {"bert-tiny:seq=16"};
+  o.tasks.max_tasks = 3;
+  o.k_b = 2;
+  o.k_p = 1;
+  o.rounds = 1;
+  o.finetune.epochs = 1;
+  o.finetune.train.batch_size = 4;
+  o.measure.timing = {1, 2, 1};
+  o.progress = false;
+  o.expert = false;
+  run_loop(o);
+  auto experts = [&] {
+    int64_t n = 0;
+    std::set<std::string> distinct;
+    for (const MeasureRecord& x : load_records(o.dir + "/records.jsonl"))
+      if (x.strategy == "expert") {
+        n++;
+        distinct.insert(x.sentence);
+        EXPECT_TRUE(x.ok()) << x.error_msg;
+      }
+    EXPECT_EQ((int64_t)distinct.size(), n) << "an expert program measured twice";
+    return n;
+  };
+  EXPECT_EQ(experts(), 0);
+
+  o.expert = true;
+  o.rounds = 2;
+  LoopReport r = run_loop(o);
+  EXPECT_EQ(r.rounds_run, 1);
+  const int64_t n = experts();
+  EXPECT_GT(n, 0);  // bert-tiny's dense tasks are tiled anchors
+  const std::string config = slurp_file(o.dir + "/loop.json");
+  EXPECT_NE(config.find("\"expert\": true"), std::string::npos) << config;
+
+  o.rounds = 3;
+  run_loop(o);
+  EXPECT_EQ(experts(), n);
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 // random inputs and compared with the reference interpreter.
 #include <chrono>
 #include <cstdio>
+#include <set>
 
 #include "space/space_cases.h"
 
@@ -58,6 +59,50 @@ TEST(SpaceProperty, RandomProgramsComputeTheRightAnswer) {
                 compile_s / kProgramsPerTask);
   }
   EXPECT_GE(total, 18 * kProgramsPerTask);
+}
+
+}  // namespace
+}  // namespace tlm::testing_space
+
+namespace tlm::testing_space {
+namespace {
+
+// The expert programs (space/expert.cc) are points of the space like any other: valid, distinct,
+// and computing the right answer; every tiled task has some, no Rows task has any.
+TEST(SpaceProperty, ExpertProgramsAreValidAndComputeTheRightAnswer) {
+  HardwareInfo hw = detect_hardware();
+  int tiled = 0;
+  for (const TaskCase& c : representative_tasks(hw)) {
+    SCOPED_TRACE(c.name + " " + c.sub.kind);
+    LoweredTask probe = lower_subgraph(c.sub);
+    TaskSpace space = build_space(probe, hw);
+    std::vector<Program> experts = expert_programs(space, hw);
+    if (space.rule != SpaceRule::TiledAnchor) {
+      EXPECT_TRUE(experts.empty());
+      continue;
+    }
+    tiled++;
+    ASSERT_FALSE(experts.empty());
+    std::set<std::vector<int64_t>> distinct;
+    for (const Program& p : experts) {
+      EXPECT_TRUE(is_valid_program(space, p)) << program_str(space, p);
+      distinct.insert(p.values);
+    }
+    EXPECT_EQ(distinct.size(), experts.size());
+    // Deterministic: the same space gives the same programs.
+    EXPECT_EQ(expert_programs(space, hw).front(), experts.front());
+    std::vector<Tensor> inputs = random_inputs(c.sub, 7);
+    Tensor ref = interpret(c.sub.graph, inputs).at(0);
+    for (size_t k = 0; k < experts.size(); k += 3) {  // every third: compile time
+      LoweredTask t = lower_subgraph(c.sub);
+      apply_program(t, space, experts[k]);
+      Tensor got = run_task(t, inputs);
+      ASSERT_EQ(got.shape(), ref.shape());
+      EXPECT_LE(max_rel_violation(got, ref, 1e-3, 1e-3), 1.0)
+          << "wrong answer for\n" << program_str(space, experts[k]);
+    }
+  }
+  EXPECT_GE(tiled, 8);
 }
 
 }  // namespace

@@ -1,0 +1,305 @@
+// Expert programs: a handful of points of a tiled-anchor task's space written from what fast CPU
+// GEMM and convolution kernels do (GotoBLAS / MLAS register blocking), without measuring.
+//
+// A target is a register block -- `a` vectors of the vectorized var by `r` rows of the row var,
+// a*r accumulators that fit the register file -- plus a panel size, a reduction chunk, the
+// accumulator's level and where each operand is packed. The program is written slot by slot,
+// and at each slot the valid option closest to the target is taken (a tile's three factors are
+// chosen together among every valid chain), so every expert program is a valid point by
+// construction: next_options() is the only source of values, as for sampling and the model.
+//
+// Roles of the anchor's vars (Halide order, innermost first):
+//   matmul / gemm / batch matmul   vectorized var d0 (output columns), row var d1, the rest batch
+//   convolution (N C spatial...)   vectorized var = channels (index rank-2), row var d0 (width),
+//                                  the other spatial vars and the batch in outer tiles
+// Used to seed measurement (the loop's demonstrations, `tlm tune --strategy expert`), never as
+// a claim about speed: every expert program is measured and checked like any other.
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <set>
+
+#include "space/space_internal.h"
+
+namespace tlm {
+namespace space_detail {
+namespace {
+
+struct Target {
+  int a = 2;             // vectors of the vectorized var in the register block
+  int r = 6;             // rows (row var) in the register block
+  int h = 1;             // convolution: output rows (the var after the width) in the block too
+  int64_t panel = 128;   // vectorized var per S2 tile (S2 x S3), in elements
+  int64_t rows = 64;     // row var per S1 tile (S2 x S3)
+  int64_t kchunk = 128;  // the innermost reduction dim's R1
+  int level = 2;         // ComputeAt
+  int pack_first = kPackNone, pack_last = kPackS2;
+  int64_t unroll = 32;
+};
+
+struct Roles {
+  bool conv = false;
+  int v = 0;   // vectorized var
+  int u = -1;  // row var (-1: none of extent > 1)
+};
+
+double dist(int64_t got, double want) {
+  return std::fabs(std::log2((double)std::max<int64_t>(got, 1) / std::max(want, 1.0)));
+}
+
+int64_t closest(const std::vector<int64_t>& opts, double want) {
+  int64_t best = opts.front();
+  for (int64_t o : opts)
+    if (dist(o, want) < dist(best, want) - 1e-9) best = o;
+  return best;
+}
+
+class Writer {
+ public:
+  Writer(const TaskSpace& space, const HardwareInfo& hw, const Roles& roles, const Target& t)
+      : space_(space), hw_(hw), roles_(roles), t_(t) {}
+
+  Program write() {
+    const SpaceStage& st = space_.stages[space_.anchor];
+    padded_ = st.extents;
+    tiles_.assign(st.extents.size(), {1, 1, 1});
+    for (const Slot& s : space_.slots) {
+      std::vector<int64_t> opts = next_options(space_, p_.values);
+      switch (s.kind) {
+        case StepKind::Pad: p_.values.push_back(pad(s, opts)); break;
+        case StepKind::Tile:
+          if (s.reduction) p_.values.push_back(closest(opts, rtile_target(s)));
+          else tile(s);
+          break;
+        case StepKind::Order: p_.values.push_back(pick(opts, roles_.u)); break;
+        case StepKind::ComputeAt: p_.values.push_back(closest(opts, t_.level)); break;
+        case StepKind::Vectorize: p_.values.push_back(pick(opts, roles_.v)); break;
+        case StepKind::Parallel: p_.values.push_back(parallel(opts)); break;
+        case StepKind::Pack: {
+          const int last = (int)st.operands.size() - 1;
+          int want = s.var == last ? t_.pack_last : s.var == 0 ? t_.pack_first : kPackNone;
+          p_.values.push_back(pick(opts, want));
+          break;
+        }
+        case StepKind::Unroll: p_.values.push_back(closest(opts, (double)t_.unroll)); break;
+        default: p_.values.push_back(opts.front()); break;
+      }
+    }
+    return p_;
+  }
+
+ private:
+  static int64_t pick(const std::vector<int64_t>& opts, int64_t want) {
+    return std::find(opts.begin(), opts.end(), want) != opts.end() ? want : opts.front();
+  }
+
+  int64_t block(int var) const {
+    const int lanes = space_.stages[space_.anchor].lanes;
+    if (var == roles_.v) return (int64_t)t_.a * lanes;
+    if (var == roles_.u) return t_.r;
+    if (roles_.conv && var == roles_.u + 1 && var != roles_.v) return t_.h;
+    return 1;
+  }
+
+  // Pad the vectorized and row vars up to a multiple of their register block when the extent
+  // has none: the smallest offered modulus that is a multiple of the block, else no pad.
+  int64_t pad(const Slot& s, const std::vector<int64_t>& opts) {
+    int64_t b = block(s.var), m = 1;
+    if (b > 1 && s.extent % b != 0)
+      for (int64_t o : opts)
+        if (o % b == 0) {
+          m = o;
+          break;
+        }
+    padded_[s.var] = round_up(s.extent, m);
+    return m;
+  }
+
+  // The (S1, S2, S3) a var wants.
+  std::array<double, 3> tile_target(int var) const {
+    const int64_t e = padded_[var], b = block(var);
+    if (var == roles_.v) {
+      double s2 = std::max<double>(1, (double)t_.panel / (double)b);
+      return {1, s2, (double)b};
+    }
+    if (var == roles_.u) {
+      double s2 = std::max<double>(1, (double)t_.rows / (double)b);
+      // A matmul keeps all its rows in one S0 tile (the S1 tiles walk them); a convolution's
+      // width is one S1 tile.
+      double s1 = roles_.conv ? 1 : std::max<double>(1, (double)e / (s2 * (double)b));
+      return {s1, s2, (double)b};
+    }
+    return {1, 1, (double)b};
+  }
+
+  // The three factors together: every valid chain is scored, the register block (S3) first.
+  void tile(const Slot& s) {
+    const std::array<double, 3> want = tile_target(s.var);
+    const double weight[3] = {1, 2, 4};
+    std::vector<int64_t> best;
+    double best_score = 1e300;
+    std::vector<int64_t> cur = p_.values;
+    std::function<void(int, double)> walk = [&](int level, double score) {
+      if (score >= best_score) return;
+      if (level == 3) {
+        best_score = score;
+        best.assign(cur.end() - 3, cur.end());
+        return;
+      }
+      for (int64_t o : next_options(space_, cur)) {
+        cur.push_back(o);
+        walk(level + 1, score + weight[level] * dist(o, want[level]));
+        cur.pop_back();
+      }
+    };
+    walk(0, 0);
+    p_.values.insert(p_.values.end(), best.begin(), best.end());
+    tiles_[s.var] = {best[0], best[1], best[2]};
+  }
+
+  double rtile_target(const Slot& s) const {
+    const SpaceStage& st = space_.stages[space_.anchor];
+    // The innermost-stored reduction dim is the last one (ci of a conv, k of a matmul) in rdom
+    // order; kernel taps stay whole in R1.
+    const bool chunked = s.var + 1 == (int)st.rextents.size();
+    return chunked ? (double)t_.kchunk : (double)s.extent;
+  }
+
+  // Fewest outermost S0 loops whose product gives every core a few tasks; all of them if never.
+  int64_t parallel(const std::vector<int64_t>& opts) {
+    const SpaceStage& st = space_.stages[space_.anchor];
+    int64_t prod = 1;
+    int p = 0;
+    for (int i = (int)st.extents.size() - 1; i >= 0; i--) {
+      if (st.extents[i] <= 1) continue;
+      const auto& f = tiles_[i];
+      prod *= std::max<int64_t>(1, padded_[i] / (f[0] * f[1] * f[2]));
+      p++;
+      if (prod >= 4 * (int64_t)std::max(1, hw_.cores)) break;
+    }
+    if (hw_.cores <= 1) p = 0;
+    return pick(opts, p);
+  }
+
+  const TaskSpace& space_;
+  const HardwareInfo& hw_;
+  Roles roles_;
+  Target t_;
+  Program p_;
+  std::vector<int64_t> padded_;
+  std::vector<std::array<int64_t, 3>> tiles_;
+};
+
+Roles roles_of(const TaskSpace& space) {
+  const SpaceStage& st = space.stages[space.anchor];
+  Roles r;
+  const int n = (int)st.extents.size();
+  r.conv = st.name.find("conv") != std::string::npos && n >= 3;
+  r.v = r.conv && st.extents[n - 2] >= 2 ? n - 2 : 0;
+  for (int i = 0; i < n; i++)
+    if (i != r.v && st.extents[i] > 1) {
+      r.u = i;
+      break;
+    }
+  if (st.extents[r.v] < 2)
+    for (int i = 0; i < n; i++)
+      if (i != r.u && st.extents[i] >= 2) r.v = i;
+  return r;
+}
+
+int64_t largest_divisor_upto(int64_t n, int64_t cap) {
+  int64_t best = 1;
+  for (int64_t d = 1; d <= std::min(n, cap); d++)
+    if (n % d == 0) best = d;
+  return best;
+}
+
+std::vector<Target> targets(const Roles& roles, const SpaceStage& st) {
+  // Register blocks by vector width: a*r accumulators leave room for the broadcast row values
+  // and the B vectors (32 zmm registers for AVX-512, 16 ymm for AVX2, 16 xmm for SSE).
+  std::vector<std::pair<int, int>> blocks =
+      st.lanes >= 16 ? std::vector<std::pair<int, int>>{{4, 4}, {2, 8}, {2, 6}, {1, 8}}
+                     : std::vector<std::pair<int, int>>{{2, 6}, {2, 4}, {1, 8}, {3, 4}};
+  std::vector<Target> out;
+  for (auto [a, r] : blocks) {
+    Target t;
+    t.a = a;
+    t.r = r;
+    if (roles.conv) {
+      // Channels-innermost register blocks over output columns; the padded input packed per S0
+      // tile, the weights once (a layout change paid once per run); the taps unrolled.
+      t.level = 1;
+      t.panel = (int64_t)a * st.lanes * 2;
+      t.rows = (int64_t)r * 4;
+      t.kchunk = 64;
+      t.pack_first = kPackS0;
+      t.pack_last = kPackRoot;
+      t.unroll = 128;
+      out.push_back(t);
+      // Nothing packed: repacking the weights every run costs as much as the arithmetic when
+      // the feature map is small and the weights are large.
+      t.pack_first = kPackNone;
+      t.pack_last = kPackNone;
+      t.kchunk = 32;
+      out.push_back(t);
+    } else {
+      // GotoBLAS: K chunks outside the register blocks, B packed per micro-panel at S2 (stays
+      // in L1 while the blocks walk down the rows), or per K chunk.
+      t.level = 2;
+      t.panel = 128;
+      t.rows = 64;
+      t.kchunk = 128;
+      t.pack_first = kPackNone;
+      t.pack_last = kPackS2;
+      t.unroll = 32;
+      out.push_back(t);
+      t.level = 1;
+      t.pack_last = kPackR0;
+      t.kchunk = 256;
+      t.panel = 256;
+      out.push_back(t);
+    }
+  }
+  // Convolutions whose width has no multiple of the block (7, 14, 28): an exact row of width
+  // (a divisor) times two output rows, so small late-stage feature maps fill the registers
+  // without padding.
+  if (roles.conv && roles.u >= 0 && st.extents[roles.u] % 8 != 0) {
+    const int64_t regs = st.lanes >= 16 ? 24 : 12;
+    for (int a : {1, 2}) {
+      Target t;
+      t.a = a;
+      t.r = (int)largest_divisor_upto(st.extents[roles.u], 8);
+      t.h = (int)std::max<int64_t>(1, std::min<int64_t>(2, regs / (a * t.r)));
+      t.level = 1;
+      t.panel = (int64_t)a * st.lanes * 2;
+      t.rows = t.r;
+      t.kchunk = 64;
+      t.pack_first = kPackS0;
+      t.pack_last = kPackRoot;
+      t.unroll = 128;
+      out.push_back(t);
+      t.pack_last = kPackNone;
+      out.push_back(t);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+}  // namespace space_detail
+
+using namespace space_detail;
+
+std::vector<Program> expert_programs(const TaskSpace& space, const HardwareInfo& hw) {
+  std::vector<Program> out;
+  if (space.rule != SpaceRule::TiledAnchor || space.anchor < 0) return out;
+  const Roles roles = roles_of(space);
+  std::set<std::vector<int64_t>> seen;
+  for (const Target& t : targets(roles, space.stages[space.anchor])) {
+    Program p = Writer(space, hw, roles, t).write();
+    if (seen.insert(p.values).second) out.push_back(std::move(p));
+  }
+  return out;
+}
+
+}  // namespace tlm
