@@ -523,10 +523,13 @@ void Loop::measure_experts(const std::vector<MeasureRecord>& records) {
       }
     }
     programs += (int64_t)todo.size();
+    RoundReport part;  // the progress line counts this batch's programs
     measure_jobs(todo,
                  "loop expert programs, batch " + std::to_string(b + 1) + "/" +
                      std::to_string(o_.k_b),
-                 &rep);
+                 &part);
+    rep.measured += part.measured;
+    rep.ok += part.ok;
     harness_.clear();
   }
   if (programs > 0)
