@@ -214,6 +214,22 @@ int64_t largest_divisor_upto(int64_t n, int64_t cap) {
   return best;
 }
 
+// Channels-innermost register blocks over output columns; the padded input packed per S0 tile,
+// the weights once (a layout change paid once per run); the taps unrolled.
+Target conv_target(int a, int r, int lanes) {
+  Target t;
+  t.a = a;
+  t.r = r;
+  t.level = 1;
+  t.panel = (int64_t)a * lanes * 2;
+  t.rows = (int64_t)r * 4;
+  t.kchunk = 64;
+  t.pack_first = kPackS0;
+  t.pack_last = kPackRoot;
+  t.unroll = 128;
+  return t;
+}
+
 std::vector<Target> targets(const Roles& roles, const SpaceStage& st) {
   // Register blocks by vector width: a*r accumulators leave room for the broadcast row values
   // and the B vectors (32 zmm registers for AVX-512, 16 ymm for AVX2, 16 xmm for SSE).
@@ -222,19 +238,8 @@ std::vector<Target> targets(const Roles& roles, const SpaceStage& st) {
                      : std::vector<std::pair<int, int>>{{2, 6}, {2, 4}, {1, 8}, {3, 4}};
   std::vector<Target> out;
   for (auto [a, r] : blocks) {
-    Target t;
-    t.a = a;
-    t.r = r;
     if (roles.conv) {
-      // Channels-innermost register blocks over output columns; the padded input packed per S0
-      // tile, the weights once (a layout change paid once per run); the taps unrolled.
-      t.level = 1;
-      t.panel = (int64_t)a * st.lanes * 2;
-      t.rows = (int64_t)r * 4;
-      t.kchunk = 64;
-      t.pack_first = kPackS0;
-      t.pack_last = kPackRoot;
-      t.unroll = 128;
+      Target t = conv_target(a, r, st.lanes);
       out.push_back(t);
       // Nothing packed: repacking the weights every run costs as much as the arithmetic when
       // the feature map is small and the weights are large.
@@ -245,6 +250,9 @@ std::vector<Target> targets(const Roles& roles, const SpaceStage& st) {
     } else {
       // GotoBLAS: K chunks outside the register blocks, B packed per micro-panel at S2 (stays
       // in L1 while the blocks walk down the rows), or per K chunk.
+      Target t;
+      t.a = a;
+      t.r = r;
       t.level = 2;
       t.panel = 128;
       t.rows = 64;
@@ -261,22 +269,15 @@ std::vector<Target> targets(const Roles& roles, const SpaceStage& st) {
     }
   }
   // Convolutions whose width has no multiple of the block (7, 14, 28): an exact row of width
-  // (a divisor) times two output rows, so small late-stage feature maps fill the registers
-  // without padding.
+  // (a divisor) times up to two output rows, so small late-stage feature maps fill the
+  // registers without padding; the weights packed once or not at all.
   if (roles.conv && roles.u >= 0 && st.extents[roles.u] % 8 != 0) {
     const int64_t regs = st.lanes >= 16 ? 24 : 12;
     for (int a : {1, 2}) {
-      Target t;
-      t.a = a;
-      t.r = (int)largest_divisor_upto(st.extents[roles.u], 8);
-      t.h = (int)std::max<int64_t>(1, std::min<int64_t>(2, regs / (a * t.r)));
-      t.level = 1;
-      t.panel = (int64_t)a * st.lanes * 2;
-      t.rows = t.r;
-      t.kchunk = 64;
-      t.pack_first = kPackS0;
-      t.pack_last = kPackRoot;
-      t.unroll = 128;
+      const int r = (int)largest_divisor_upto(st.extents[roles.u], 8);
+      Target t = conv_target(a, r, st.lanes);
+      t.h = (int)std::max<int64_t>(1, std::min<int64_t>(2, regs / (a * r)));
+      t.rows = r;
       out.push_back(t);
       t.pack_last = kPackNone;
       out.push_back(t);

@@ -42,21 +42,27 @@ int64_t lines_of(const std::string& p) {
   return n;
 }
 
-TEST(Loop, RunsResumesAndRefusesAnotherConfiguration) {
-  Dir d;
+// A loop of bert-tiny's first 3 tasks in 2 batches, with a tiny base, quick to run.
+LoopOptions tiny_loop(const std::string& root) {
   LoopOptions o;
-  o.dir = d.path + "/loop";
-  o.base = write_tiny_base(d.path + "/base.ckpt");
-  o.out = d.path + "/out.ckpt";
+  o.dir = root + "/loop";
+  o.base = write_tiny_base(root + "/base.ckpt");
   o.tasks.workloads = {"bert-tiny:seq=16"};
   o.tasks.max_tasks = 3;
   o.k_b = 2;
-  o.k_p = 2;
-  o.rounds = 2;
-  o.finetune.epochs = 2;
   o.finetune.train.batch_size = 4;
   o.measure.timing = {1, 2, 1};
   o.progress = false;
+  return o;
+}
+
+TEST(Loop, RunsResumesAndRefusesAnotherConfiguration) {
+  Dir d;
+  LoopOptions o = tiny_loop(d.path);
+  o.out = d.path + "/out.ckpt";
+  o.k_p = 2;
+  o.rounds = 2;
+  o.finetune.epochs = 2;
   o.expert = false;  // the expert pass has its own test
 
   std::vector<RoundReport> seen;
@@ -129,18 +135,10 @@ TEST(Loop, RunsResumesAndRefusesAnotherConfiguration) {
 // expert programs are measured once, before the next round, and never again.
 TEST(Loop, ExpertProgramsAreMeasuredOnceWhenTurnedOn) {
   Dir d;
-  LoopOptions o;
-  o.dir = d.path + "/loop";
-  o.base = write_tiny_base(d.path + "/base.ckpt");
-  o.tasks.workloads = {"bert-tiny:seq=16"};
-  o.tasks.max_tasks = 3;
-  o.k_b = 2;
+  LoopOptions o = tiny_loop(d.path);
   o.k_p = 1;
   o.rounds = 1;
   o.finetune.epochs = 1;
-  o.finetune.train.batch_size = 4;
-  o.measure.timing = {1, 2, 1};
-  o.progress = false;
   o.expert = false;
   run_loop(o);
   auto experts = [&] {
