@@ -129,7 +129,7 @@ Command add_loop_command(CLI::App& app) {
       ->take_all();
   cmd->add_option("--expert", o.expert,
                   "measure each task's expert programs (register-blocked, written without the "
-                  "model) once, beside its k_p programs, so they can become demonstrations")
+                  "model) once, before the next round, so they can become demonstrations")
       ->capture_default_str();
   cmd->add_option("--measure-threads", o.measure_threads,
                   "threads of the measured programs (= cores in the hardware key); the rest "

@@ -489,7 +489,6 @@ void Loop::measure_experts(const std::vector<MeasureRecord>& records) {
   for (const MeasureRecord& r : records)
     if (r.hardware == hw_key_) known.insert(r.sentence);
   RoundReport rep;
-  int64_t programs = 0;
   for (int b = 0; b < o_.k_b; b++) {
     const std::vector<int> batch = loop_batch(tasks_.size(), o_.k_b, b);
     // Which tasks have an expert program to measure: decided from the spaces alone, so a
@@ -522,7 +521,6 @@ void Loop::measure_experts(const std::vector<MeasureRecord>& records) {
         todo.push_back({h->second.get(), program_candidate(p, "expert")});
       }
     }
-    programs += (int64_t)todo.size();
     RoundReport part;  // the progress line counts this batch's programs
     measure_jobs(todo,
                  "loop expert programs, batch " + std::to_string(b + 1) + "/" +
@@ -532,7 +530,7 @@ void Loop::measure_experts(const std::vector<MeasureRecord>& records) {
     rep.ok += part.ok;
     harness_.clear();
   }
-  if (programs > 0)
+  if (rep.measured > 0)
     std::fprintf(stderr, "loop: %lld expert programs measured (%lld valid)\n",
                  (long long)rep.measured, (long long)rep.ok);
 }

@@ -74,8 +74,8 @@ struct LoopOptions {
   DemoOptions demos;         // top_k, weighting (hardware and exclusions are set by the loop)
   FinetuneOptions finetune;  // epochs, learning rate, batch (out_path is set by the loop)
   std::vector<std::string> extra_records;  // more demonstration records (other machines)
-  // Each task's expert programs (expert_programs, space/space.h) join the round that first measures it after
-  // this is on, beside (not counted in) its k_p programs: register-blocked GEMM / convolution
+  // Each task's expert programs (expert_programs, space/space.h) are measured once, before the
+  // next round, when this is on (Loop::measure_experts): register-blocked GEMM / convolution
   // programs the model may never write on its own become demonstrations when they win.
   bool expert = true;
   int measure_threads = 1;  // threads of the measured programs = `cores` in the hardware key

@@ -12,8 +12,8 @@
 //   matmul / gemm / batch matmul   vectorized var d0 (output columns), row var d1, the rest batch
 //   convolution (N C spatial...)   vectorized var = channels (index rank-2), row var d0 (width),
 //                                  the other spatial vars and the batch in outer tiles
-// Used to seed measurement (the loop's demonstrations, `tlm tune --strategy expert`), never as
-// a claim about speed: every expert program is measured and checked like any other.
+// Used to seed measurement (the loop's expert pass, `tlm generate --expert`), never as a claim
+// about speed: every expert program is measured and checked like any other.
 #include <algorithm>
 #include <cmath>
 #include <functional>
