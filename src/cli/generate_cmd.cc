@@ -1,4 +1,4 @@
-// `tlm generate MODEL --task ID -n K`: programs for one task of a model, written by the language
+// `tlm generate MODEL --task ID|all -n K`: programs for a task (or every task) of a model, written by the language
 // model under the space's constraints (model/generate.h), printed as sentences (one per line, so
 // `tlm measure` and `tlm show` read them). Every sentence is parsed back and re-validated before
 // it is printed.
@@ -21,7 +21,7 @@ struct GenerateCliOptions {
   std::string model;
   std::vector<std::string> dims;
   uint64_t seed = 0;
-  int task = -1;
+  std::string task;  // an id, or "all"
   std::string checkpoint;
   std::string out;       // empty: stdout
   std::string hardware;  // empty: this machine
@@ -29,56 +29,82 @@ struct GenerateCliOptions {
   GenerateOptions gen;
 };
 
-int run_generate(GenerateCliOptions& o) {
-  set_model_threads(compute_threads());
-  Graph g = load_model(o.model, parse_dims(o.dims), o.seed);
-  Partition p = partition_graph(g);
-  const Task* task = nullptr;
-  for (const Task& t : p.tasks)
-    if (t.id == o.task) task = &t;
-  TLM_USER_CHECK(task) << "generate: the model has no task " << o.task << " (it has "
-                       << p.tasks.size() << " tasks; `tlm extract` lists them)";
-  HardwareInfo hw = o.hardware.empty() ? detect_hardware() : parse_hardware_key(o.hardware);
-  LoweredTask lt = lower_subgraph(task->sub);
+// One task's programs (the model's, or its expert programs), each parsed back and re-validated,
+// written to out; false when one was not.
+bool generate_for_task(const Task& task, const HardwareInfo& hw, const TlmModel* m,
+                       GenerateCliOptions& o, std::FILE* out) {
+  LoweredTask lt = lower_subgraph(task.sub);
   TaskSpace space = build_space(lt, hw);
-  TaskPrinter printer(task->sub, hw, space);
+  TaskPrinter printer(task.sub, hw, space);
   std::vector<GeneratedProgram> progs;
   GenerateStats st;
   std::string source = "the space's expert programs";
   if (o.expert) {
     for (Program& p : expert_programs(space, hw)) progs.push_back({std::move(p)});
-    TLM_USER_CHECK(!progs.empty()) << "generate: task " << o.task << " (" << task->sub.kind
-                                   << ") has no expert programs (only tiled convolutions and "
-                                      "matrix products have them)";
   } else {
-    TlmModel m = load_model_or_default(o.checkpoint);
-    source = "checkpoint " + m.info.loaded_from;
+    source = "checkpoint " + m->info.loaded_from;
     o.gen.seed = o.seed;
-    progs = generate_programs(*m.lm, m.tok, printer, o.gen, &st);
-  }
-
-  std::ofstream file;
-  if (!o.out.empty()) {
-    file.open(o.out);
-    TLM_USER_CHECK(file.good()) << "generate: cannot write " << o.out;
+    progs = generate_programs(*m->lm, m->tok, printer, o.gen, &st);
   }
   int valid = 0;
   for (const GeneratedProgram& gp : progs) {
     std::string text = printer.text(gp.program);
     ParsedSentence ps = parse_sentence(text);  // throws if the sentence were not valid
     valid += ps.program == gp.program;
-    if (file.is_open())
-      file << text << "\n";
-    else
-      std::printf("%s\n", text.c_str());
+    std::fprintf(out, "%s\n", text.c_str());
   }
   std::fprintf(stderr,
                "generate: task %d (%s) on %s: %zu programs (%d valid) from %lld decoded "
                "sequences (%lld duplicates) in %.2f s = %.1f programs/s; %s\n",
-               o.task, task->sub.kind.c_str(), hardware_key(hw).c_str(), progs.size(), valid,
+               task.id, task.sub.kind.c_str(), hardware_key(hw).c_str(), progs.size(), valid,
                (long long)st.sequences, (long long)st.duplicates, st.seconds,
                st.seconds > 0 ? progs.size() / st.seconds : 0.0, source.c_str());
-  return valid == (int)progs.size() ? 0 : 1;
+  return valid == (int)progs.size();
+}
+
+int run_generate(GenerateCliOptions& o) {
+  set_model_threads(compute_threads());
+  Graph g = load_model(o.model, parse_dims(o.dims), o.seed);
+  Partition p = partition_graph(g);
+  std::vector<const Task*> tasks;
+  if (o.task == "all") {
+    for (const Task& t : p.tasks) tasks.push_back(&t);
+  } else {
+    int id = -1;
+    try {
+      size_t used = 0;
+      id = std::stoi(o.task, &used);
+      if (used != o.task.size()) id = -1;
+    } catch (const std::exception&) {
+    }
+    for (const Task& t : p.tasks)
+      if (t.id == id) tasks.push_back(&t);
+    TLM_USER_CHECK(!tasks.empty()) << "generate: the model has no task '" << o.task << "' (it has "
+                                   << p.tasks.size()
+                                   << " tasks, 0 to " << (int)p.tasks.size() - 1
+                                   << "; `tlm extract` lists them; or --task all)";
+  }
+  HardwareInfo hw = o.hardware.empty() ? detect_hardware() : parse_hardware_key(o.hardware);
+  if (o.expert && o.task != "all") {
+    TaskSpace space = build_space(lower_subgraph(tasks[0]->sub), hw);
+    TLM_USER_CHECK(!expert_programs(space, hw).empty())
+        << "generate: task " << o.task << " (" << tasks[0]->sub.kind
+        << ") has no expert programs (only tiled convolutions and matrix products have them)";
+  }
+  std::unique_ptr<TlmModel> m;
+  if (!o.expert) m = std::make_unique<TlmModel>(load_model_or_default(o.checkpoint));
+  std::FILE* out = stdout;
+  if (!o.out.empty()) {
+    out = std::fopen(o.out.c_str(), "w");
+    TLM_USER_CHECK(out) << "generate: cannot write " << o.out;
+  }
+  bool ok = true;
+  for (const Task* t : tasks) ok = generate_for_task(*t, hw, m.get(), o, out) && ok;
+  if (out != stdout) {
+    const bool closed = std::fclose(out) == 0;
+    TLM_USER_CHECK(closed) << "generate: cannot write " << o.out;
+  }
+  return ok ? 0 : 1;
 }
 
 }  // namespace
@@ -90,7 +116,10 @@ Command add_generate_command(CLI::App& app) {
       "write programs for one task with the language model (always valid: every value is "
       "chosen among the space's options) and print them as sentences");
   add_model_flags(cmd, &o->model, &o->dims, &o->seed, "seed of the weights and of sampling");
-  cmd->add_option("--task", o->task, "task id (`tlm extract MODEL` lists them)")->required();
+  cmd->add_option("--task", o->task,
+                  "task id (`tlm extract MODEL` lists them), or all (every task of the model; "
+                  "with --expert, tasks without expert programs write nothing)")
+      ->required();
   cmd->add_option("-n", o->gen.n, "distinct programs to write")
       ->capture_default_str()
       ->check(CLI::Range(1, 1000000));

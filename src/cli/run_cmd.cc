@@ -4,9 +4,10 @@
 // `--schedules SET...`: compile the model once more per schedule set, verify every one and time
 // them all in one run, taking turns (so every set sees the same machine), per task and end to end
 // beside the default schedules (ratios measured in one run: what the benchmarks report). A set is
-//   tlm             every task's most likely program from the language model (--model, default
-//                   the shipped checkpoint): no measurement
-//   NAME=CKPT.ckpt  the same with another checkpoint
+//   tlm             every task's program chosen by the language model (--model, default the
+//                   shipped checkpoint; --zero-shot, tune/lm_search.h): no measurement
+//   NAME=CKPT.ckpt  the same with another checkpoint; a model set may end in @MODE, its own
+//                   zero-shot mode (so modes compare in one run)
 //   NAME=R.jsonl    every task's best recorded program on this machine (a tuning run's records);
 //                   tasks the records lack get the default schedule (counted in the output)
 // `--csv FILE` writes the table (one row per task and set, then the end-to-end rows).
@@ -51,6 +52,7 @@ struct RunOptions {
   double rtol = 1e-3;
   std::vector<std::string> schedules;  // schedule sets beside the default ones (see the top)
   std::string model_path;              // the `tlm` set's checkpoint ("": the shipped one)
+  std::string zero_shot = "experts";   // how model sets choose programs (tune/lm_search.h)
   std::string csv;                     // --csv FILE
 };
 
@@ -59,6 +61,7 @@ struct ScheduleSet {
   enum Kind { Default, Model, Records } kind = Default;
   std::string label = "default";  // "default", "tlm", or the NAME of NAME=PATH
   std::string path;   // checkpoint or records file ("" for the shipped checkpoint)
+  std::string zero_shot;  // Model sets: the zero-shot mode (SET@MODE, else --zero-shot)
   std::vector<std::string> best;  // per task: a sentence, a marker, or "" (default schedule)
   std::unique_ptr<CompiledModel> compiled;
   std::vector<Tensor> outputs;
@@ -66,11 +69,18 @@ struct ScheduleSet {
   std::vector<Timing> timings;  // one per turn
 };
 
-ScheduleSet parse_schedule_set(const std::string& spec, const std::string& model_path) {
+ScheduleSet parse_schedule_set(std::string spec, const RunOptions& o) {
   ScheduleSet s;
   if (spec == "default") return s;
+  s.zero_shot = o.zero_shot;
+  const size_t at = spec.rfind('@');
+  if (at != std::string::npos) {  // SET@MODE: a model set with its own zero-shot mode
+    s.zero_shot = spec.substr(at + 1);
+    spec = spec.substr(0, at);
+    zero_shot_mode(s.zero_shot);  // a clear error now rather than after compiling others
+  }
   if (spec == "tlm") {
-    s.kind = ScheduleSet::Model, s.label = "tlm", s.path = model_path;
+    s.kind = ScheduleSet::Model, s.label = "tlm", s.path = o.model_path;
     return s;
   }
   const size_t eq = spec.find('=');
@@ -84,15 +94,20 @@ ScheduleSet parse_schedule_set(const std::string& spec, const std::string& model
       << "--schedules: the name '" << s.label << "' has a space or comma";
   const bool ckpt = s.path.size() > 5 && s.path.compare(s.path.size() - 5, 5, ".ckpt") == 0;
   s.kind = ckpt ? ScheduleSet::Model : ScheduleSet::Records;
+  TLM_USER_CHECK(ckpt || at == std::string::npos)
+      << "--schedules " << s.label << ": @MODE applies to checkpoints, not to records";
   std::ifstream f(s.path);
   TLM_USER_CHECK(f.good()) << "--schedules " << s.label << ": cannot read " << s.path;
   return s;
 }
 
-// Per task, the language model's most likely program as a sentence (tune's zero-shot strategy).
-// Says how many of the tasks the model was fine-tuned on (none, for a held-out workload).
+// Per task, the language model's zero-shot program as a sentence (tune's zero-shot strategy).
+// Says how many of the tasks the model was fine-tuned on (none, for a held-out workload) and
+// how many of the chosen programs are expert programs.
 std::vector<std::string> tlm_schedules(const Partition& p, const HardwareInfo& hw,
-                                       const std::string& model_path, const std::string& label) {
+                                       const std::string& model_path, const std::string& label,
+                                       const std::string& mode) {
+  const ZeroShotOptions zo = zero_shot_mode(mode);
   set_model_threads(compute_threads());
   TlmModel m = load_model_or_default(model_path);
   std::set<std::string> learned;
@@ -106,14 +121,19 @@ std::vector<std::string> tlm_schedules(const Partition& p, const HardwareInfo& h
   }
   std::vector<std::string> out(p.tasks.size());
   ProgressLine progress(true, label + ": writing schedules", (int64_t)p.tasks.size());
+  int experts = 0;
   for (size_t i = 0; i < p.tasks.size(); i++) {
     LoweredTask lt = lower_subgraph(p.tasks[i].sub);
     TaskSpace space = build_space(lt, hw);
     TaskPrinter printer(p.tasks[i].sub, hw, space);
-    out[i] = printer.text(most_likely_program(*m.lm, m.tok, printer));
+    ZeroShotChoice c = zero_shot_program(*m.lm, m.tok, printer, hw, zo);
+    experts += c.expert ? 1 : 0;
+    out[i] = printer.text(c.program);
     progress.update((int64_t)i + 1, "task " + std::to_string(p.tasks[i].id));
   }
   progress.finish();
+  std::printf("%s: zero-shot mode %s; %d of %zu chosen programs are expert programs\n",
+              label.c_str(), mode.c_str(), experts, p.tasks.size());
   return out;
 }
 
@@ -121,9 +141,9 @@ std::vector<std::string> tlm_schedules(const Partition& p, const HardwareInfo& h
 void choose_schedules(ScheduleSet& set, const Partition& p, const HardwareInfo& hw) {
   const double t0 = now_s();
   if (set.kind == ScheduleSet::Model) {
-    set.best = tlm_schedules(p, hw, set.path, set.label);
-    std::printf("%s: %zu schedules written in %.1f s (most likely program per task, no "
-                "measurement)\n", set.label.c_str(), set.best.size(), now_s() - t0);
+    set.best = tlm_schedules(p, hw, set.path, set.label, set.zero_shot);
+    std::printf("%s: %zu schedules written in %.1f s (no measurement)\n", set.label.c_str(),
+                set.best.size(), now_s() - t0);
   } else if (set.kind == ScheduleSet::Records) {
     set.best = best_sentences_from_records(p, set.path, hardware_key(hw));
     size_t missing = 0;
@@ -254,7 +274,7 @@ int run_run(const RunOptions& o) {
   std::vector<ScheduleSet> sets(1);  // sets[0]: the default schedules
   for (const std::string& spec : o.schedules) {
     if (spec == "default") continue;
-    sets.push_back(parse_schedule_set(spec, o.model_path));
+    sets.push_back(parse_schedule_set(spec, o));
     for (size_t k = 0; k + 1 < sets.size(); k++)
       TLM_USER_CHECK(sets[k].label != sets.back().label)
           << "--schedules: the name '" << sets.back().label << "' appears twice";
@@ -376,11 +396,18 @@ Command add_run_command(CLI::App& app) {
   cmd->add_flag("--no-verify", *no_verify, "skip the comparison with the reference interpreter");
   cmd->add_option("--schedules", o->schedules,
                   "schedule sets to compile, verify and time beside the default schedules, taking "
-                  "turns (comma-separated or repeated): tlm (each task's most likely program from "
-                  "the language model, no measurement), NAME=CKPT.ckpt (the same with that "
+                  "turns (comma-separated or repeated): tlm (each task's program chosen by the "
+                  "language model, no measurement), NAME=CKPT.ckpt (the same with that "
                   "checkpoint), NAME=RECORDS.jsonl (each task's best recorded program on this "
-                  "machine)")
+                  "machine); a model set may end in @MODE (its --zero-shot mode)")
       ->delimiter(',');
+  cmd->add_option("--zero-shot", o->zero_shot,
+                  "how model sets choose each task's program without measurement: greedy (the "
+                  "model's greedy decoding), ranked (the most likely, as the model scores whole "
+                  "programs, among its 4-wide beam and the expert programs), experts (only the "
+                  "expert programs, ranked by the model)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"greedy", "ranked", "experts"}));
   cmd->add_option("--model", o->model_path,
                   "the checkpoint of the `tlm` schedule set (default: models/tlm.ckpt)");
   cmd->add_option("--csv", o->csv,

@@ -75,6 +75,13 @@ Command add_tune_command(CLI::App& app) {
                   "tlm, tlm-evolutionary: sampling temperature")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
+  cmd->add_option("--zero-shot", o->tune.zero_shot,
+                  "tlm with --trials-per-task 0: how each task's program is chosen (greedy: the "
+                  "model's greedy decoding; ranked: the most likely, as the model scores whole "
+                  "programs, among its 4-wide beam and the expert programs; experts: only the "
+                  "expert programs, ranked by the model)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"greedy", "ranked", "experts"}));
   cmd->add_option("--records", o->tune.records_path,
                   "JSON-lines records file: appended to, and read to resume")
       ->required();

@@ -1,14 +1,21 @@
-// `tlm zoo`: the built-in workloads and their shape parameters.
+// `tlm zoo`: the built-in workloads and their shape parameters; `tlm zoo --list train|heldout`:
+// the zoo specs of the training (or held-out) workload list, one per line, for scripts.
 #include <algorithm>
 #include <cstdio>
+#include <memory>
 
 #include "cli/commands.h"
+#include "language/workloads.h"
 #include "zoo/zoo.h"
 
 namespace tlm {
 namespace {
 
-int run_zoo() {
+int run_zoo(const std::string& list) {
+  if (!list.empty()) {
+    for (const std::string& w : expand_workloads({list})) std::printf("%s\n", w.c_str());
+    return 0;
+  }
   std::vector<ZooInfo> models = zoo_models();
   int width = 0;
   for (const ZooInfo& m : models) width = std::max(width, (int)m.name.size());
@@ -26,7 +33,11 @@ int run_zoo() {
 
 Command add_zoo_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("zoo", "list the built-in zoo models and their parameters");
-  return {cmd, run_zoo};
+  auto list = std::make_shared<std::string>();
+  cmd->add_option("--list", *list,
+                  "print the zoo specs of the training or held-out workloads, one per line")
+      ->check(CLI::IsMember({"train", "heldout"}));
+  return {cmd, [list] { return run_zoo(*list); }};
 }
 
 }  // namespace tlm

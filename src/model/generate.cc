@@ -239,8 +239,10 @@ std::vector<GeneratedProgram> generate_programs(const LanguageModel& m, const To
 }
 
 DecisionScores score_programs(const LanguageModel& m, const Tokenizer& tok,
-                              const TaskPrinter& printer, const std::vector<Program>& programs) {
+                              const TaskPrinter& printer, const std::vector<Program>& programs,
+                              std::vector<double>* logprobs) {
   const TaskSpace& space = printer.space();
+  if (logprobs) logprobs->clear();
   TaskTokens tt = task_tokens(tok, printer, m.config().block_size);
   const int V = m.config().vocab_size;
   DecisionScores sc;
@@ -259,6 +261,7 @@ DecisionScores score_programs(const LanguageModel& m, const Tokenizer& tok,
     }
     std::vector<float> lp = m.next_token_logprobs(ids);
     std::vector<int64_t> prefix;
+    double constrained = 0;
     v = 0;
     for (size_t k = 0; k < space.slots.size(); k++) {
       const Slot& slot = space.slots[k];
@@ -267,6 +270,7 @@ DecisionScores score_programs(const LanguageModel& m, const Tokenizer& tok,
         const float* row = lp.data() + (at[v] - 1) * (size_t)V;  // predicts position at[v]
         double mass = 0;
         for (int id : opt.ids) mass += std::exp((double)row[id]);
+        constrained += row[ids[at[v]]] - std::log(mass);
         sc.valid_mass += mass;
         sc.nll -= row[ids[at[v]]];
         sc.uniform_entropy += std::log((double)opt.values.size());
@@ -274,6 +278,7 @@ DecisionScores score_programs(const LanguageModel& m, const Tokenizer& tok,
         prefix.push_back(p.values[v]);
       }
     }
+    if (logprobs) logprobs->push_back(constrained);
   }
   return sc;
 }

@@ -69,7 +69,10 @@ struct DecisionScores {
     uniform_entropy += o.uniform_entropy;
   }
 };
+// logprobs (optional): per program, the constrained log-likelihood (sum over decisions of
+// log p(value | prefix) renormalized over next_options, as GeneratedProgram::logprob).
 DecisionScores score_programs(const LanguageModel& m, const Tokenizer& tok,
-                              const TaskPrinter& printer, const std::vector<Program>& programs);
+                              const TaskPrinter& printer, const std::vector<Program>& programs,
+                              std::vector<double>* logprobs = nullptr);
 
 }  // namespace tlm

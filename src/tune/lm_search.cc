@@ -1,5 +1,12 @@
 #include "tune/lm_search.h"
 
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <set>
+
+#include "support/error.h"
+
 namespace tlm {
 namespace {
 
@@ -11,9 +18,15 @@ class LmProposals : public ProposalSource {
   std::vector<Program> fresh_unseen(TaskSearch& t, int n, std::mt19937_64& rng) override {
     std::vector<Program> out;
     const TaskPrinter& printer = *t.harness->printer;
-    if (t.seen.empty() && n > 0) {  // the model's first choice first
-      Program p = most_likely_program(m_, tok_, printer);
-      if (t.seen.insert(p.values).second) out.push_back(std::move(p));
+    if (n > 0 && !ranked_.count(t.harness)) {  // first, the zero-shot candidates in rank order
+      std::vector<Program>& q = ranked_[t.harness];
+      for (ZeroShotChoice& c : zero_shot_candidates(m_, tok_, printer, t.harness->hw, o_.first))
+        q.push_back(std::move(c.program));
+    }
+    std::vector<Program>& q = ranked_[t.harness];
+    while (!q.empty() && (int)out.size() < n) {
+      if (t.seen.insert(q.front().values).second) out.push_back(std::move(q.front()));
+      q.erase(q.begin());
     }
     for (int round = 0; round < 3 && (int)out.size() < n; round++)
       for (GeneratedProgram& gp : generate(printer, n - (int)out.size(), {}, rng))
@@ -66,6 +79,8 @@ class LmProposals : public ProposalSource {
   const Tokenizer& tok_;
   LmSearchOptions o_;
   int64_t fallbacks_ = 0;
+  // Per task: its zero-shot candidates not yet handed out (computed on the task's first call).
+  std::map<const TaskHarness*, std::vector<Program>> ranked_;
 };
 
 class LmSearch : public SearchPolicy {
@@ -105,6 +120,59 @@ Program most_likely_program(const LanguageModel& m, const Tokenizer& tok,
   g.n = 1;
   g.beam = 1;
   return generate_programs(m, tok, printer, g).at(0).program;
+}
+
+ZeroShotOptions zero_shot_mode(const std::string& name) {
+  ZeroShotOptions o;
+  if (name == "greedy") {
+    o.beam = 1, o.experts = false;
+  } else if (name == "ranked") {
+    o.beam = 4, o.experts = true;
+  } else if (name == "experts") {
+    o.beam = 0, o.experts = true;
+  } else {
+    TLM_USER_CHECK(false) << "'" << name << "' is not a zero-shot mode: " << kZeroShotModes;
+  }
+  return o;
+}
+
+std::vector<ZeroShotChoice> zero_shot_candidates(const LanguageModel& m, const Tokenizer& tok,
+                                                 const TaskPrinter& printer,
+                                                 const HardwareInfo& hw,
+                                                 const ZeroShotOptions& o) {
+  std::vector<Program> experts;
+  if (o.experts) experts = expert_programs(printer.space(), hw);
+  std::vector<ZeroShotChoice> out;
+  std::set<std::vector<int64_t>> seen, expert_values;
+  if (o.beam > 0 || experts.empty()) {
+    GenerateOptions g;
+    g.beam = std::max(1, o.beam);
+    g.n = g.beam;
+    for (GeneratedProgram& c : generate_programs(m, tok, printer, g)) {
+      seen.insert(c.program.values);
+      out.push_back({std::move(c.program), c.logprob, false});
+    }
+  }
+  std::vector<Program> extra;  // expert programs the beam did not find
+  for (const Program& e : experts) {
+    expert_values.insert(e.values);
+    if (!seen.count(e.values)) extra.push_back(e);
+  }
+  std::vector<double> lp;
+  score_programs(m, tok, printer, extra, &lp);
+  for (size_t i = 0; i < extra.size(); i++) out.push_back({std::move(extra[i]), lp[i], true});
+  for (ZeroShotChoice& c : out) c.expert = expert_values.count(c.program.values) > 0;
+  // Most likely first; ties keep the order above (the beam's, then the experts' own order).
+  std::stable_sort(out.begin(), out.end(), [](const ZeroShotChoice& a, const ZeroShotChoice& b) {
+    return a.logprob > b.logprob;
+  });
+  return out;
+}
+
+ZeroShotChoice zero_shot_program(const LanguageModel& m, const Tokenizer& tok,
+                                 const TaskPrinter& printer, const HardwareInfo& hw,
+                                 const ZeroShotOptions& o) {
+  return zero_shot_candidates(m, tok, printer, hw, o).at(0);
 }
 
 }  // namespace tlm

@@ -1,6 +1,6 @@
 // The language model at tuning time (paper §5.2-5.3, §6.4): the programs to measure come from
-// the model. The first batch of a task opens with its most likely program (greedy decoding); the
-// rest are sampled (temperature, top-k) under the space's constraints, so every proposal is valid;
+// the model. A task's first proposals are its zero-shot candidates in the model's order (the greedy
+// program and the expert programs, scored as whole programs); the rest are sampled (temperature, top-k) under the space's constraints, so every proposal is valid;
 // programs already measured or proposed are skipped, and when the model keeps repeating itself
 // the batch is topped up with uniform samples (counted in `fallbacks`).
 //
@@ -9,21 +9,35 @@
 //   make_lm_search(model, tok, options)     `tlm`: every batch from make_lm_proposals
 //   make_tlm_evolutionary_search(...)       `tlm-evolutionary` (TLM-Ansor): the evolutionary
 //                                           search drawing on make_lm_proposals
-//   most_likely_program(model, tok, printer)  greedy decoding: the zero-measurement schedule
+//   most_likely_program(model, tok, printer)  greedy decoding
+//   zero_shot_candidates(model, tok, printer, hw, o)  the beam's programs and the task's expert
+//                                           programs, scored as whole programs, most likely first
+//   zero_shot_program(...)                  their front: the zero-measurement schedule
 // The model must outlive what these return.
 #pragma once
 
 #include <memory>
+#include <string>
 
 #include "model/generate.h"
 #include "tune/search.h"
 
 namespace tlm {
 
+// Candidates of the zero-measurement choice. Greedy decoding alone can mix decisions of different
+// demonstrations into a program none of them was (measured: 100x slower GEMMs); ranking whole
+// programs, expert ones among them, keeps the choice among coherent programs.
+struct ZeroShotOptions {
+  int beam = 4;         // the model's own candidates: beam search of this width (0: none)
+  bool experts = true;  // add expert_programs(space, hw) (tiled tasks)
+};
 struct LmSearchOptions {
   double temperature = 1.0;
   int top_k = 0;
   int batch = 16;  // sequences decoded together
+  // A task's first proposals: its zero-shot candidates in the model's order (the greedy program
+  // and the expert programs), then samples.
+  ZeroShotOptions first{1, true};
 };
 
 std::unique_ptr<ProposalSource> make_lm_proposals(const LanguageModel& m, const Tokenizer& tok,
@@ -37,5 +51,28 @@ std::unique_ptr<SearchPolicy> make_tlm_evolutionary_search(const LanguageModel& 
 
 Program most_likely_program(const LanguageModel& m, const Tokenizer& tok,
                             const TaskPrinter& printer);
+
+struct ZeroShotChoice {
+  Program program;
+  double logprob = 0;
+  bool expert = false;  // one of the expert programs
+};
+// The named modes (--zero-shot): "greedy" (beam 1, no experts: the model alone, decision by
+// decision), "ranked" (beam 4 + experts: the default), "experts" (only the expert programs,
+// ranked by the model; greedy for tasks without any). UserError on another name.
+ZeroShotOptions zero_shot_mode(const std::string& name);
+inline const char* kZeroShotModes = "greedy, ranked or experts";
+
+// Every candidate (the beam's programs, then the expert programs it did not find), scored by the
+// model, most likely first; never empty (a task without expert programs gets the greedy program
+// even with beam 0).
+std::vector<ZeroShotChoice> zero_shot_candidates(const LanguageModel& m, const Tokenizer& tok,
+                                                 const TaskPrinter& printer,
+                                                 const HardwareInfo& hw,
+                                                 const ZeroShotOptions& o = {});
+// Their front.
+ZeroShotChoice zero_shot_program(const LanguageModel& m, const Tokenizer& tok,
+                                 const TaskPrinter& printer, const HardwareInfo& hw,
+                                 const ZeroShotOptions& o = {});
 
 }  // namespace tlm

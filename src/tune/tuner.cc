@@ -218,15 +218,18 @@ void autoschedule(Run& run) {
   progress.finish();
 }
 
-// Step 3 (`tlm` with no measurement): every task gets the language model's most likely program,
-// compiled into the model in step 5 unmeasured (and verified there with the whole model).
+// Step 3 (`tlm` with no measurement): every task gets the language model's zero-shot program
+// (tune/lm_search.h), compiled into the model in step 5 unmeasured (and verified there with the
+// whole model).
 void zero_shot(Run& run) {
+  const ZeroShotOptions zo = zero_shot_mode(run.o.zero_shot);
   ProgressLine progress(run.o.progress, "tune tlm (no measurement)", (int64_t)run.tasks.size());
   int64_t done = 0;
   for (TaskRun& t : run.tasks) {
-    Program p = most_likely_program(*run.lm.lm, run.lm.tok, *t.harness->printer);
-    t.result.best_sentence = t.harness->printer->text(p);
-    t.result.note = "most likely program, not measured";
+    ZeroShotChoice c = zero_shot_program(*run.lm.lm, run.lm.tok, *t.harness->printer, run.hw, zo);
+    t.result.best_sentence = t.harness->printer->text(c.program);
+    t.result.note = std::string(c.expert ? "expert program" : "model's program") +
+                    " chosen by the model (" + run.o.zero_shot + "), not measured";
     progress.update(++done, "task " + std::to_string(t.result.task_id) + " " + t.result.kind);
   }
   progress.finish();

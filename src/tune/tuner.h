@@ -63,6 +63,7 @@ struct TuneOptions {
   EvolutionOptions evolution;
   std::string model_path;     // `tlm`, `tlm-evolutionary`: the checkpoint ("": the shipped one)
   LmSearchOptions lm_search;  // `tlm`, `tlm-evolutionary`: sampling
+  std::string zero_shot = "experts";  // `tlm` with no measurement: zero_shot_mode()
   SchedulerOptions scheduler;
   bool progress = true;  // progress line on stderr
   // End to end: compile the model with the best programs, verify, time. model_inputs are the

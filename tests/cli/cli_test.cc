@@ -230,6 +230,17 @@ TEST(CliRun, HelpAndZooList) {
   Result zoo = run_tlm("zoo");
   EXPECT_EQ(zoo.code, 0) << zoo.output;
   EXPECT_NE(zoo.output.find("resnet50"), std::string::npos) << zoo.output;
+  // The workload lists for scripts: no held-out workload is a training workload.
+  Result train = run_tlm("zoo --list train"), held = run_tlm("zoo --list heldout");
+  ASSERT_EQ(train.code, 0) << train.output;
+  ASSERT_EQ(held.code, 0) << held.output;
+  std::istringstream hl(held.output);
+  int n = 0;
+  for (std::string h; std::getline(hl, h); n++)
+    EXPECT_EQ(("\n" + train.output).find("\n" + h + "\n"), std::string::npos) << h;
+  EXPECT_GE(n, 4);
+  EXPECT_NE(train.output.find("resnet18:image="), std::string::npos) << train.output;
+  EXPECT_EQ(run_tlm("zoo --list test").code, 1);
 }
 
 TEST(CliRun, SmallZooModelPasses) {

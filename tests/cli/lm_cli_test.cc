@@ -96,6 +96,19 @@ TEST(LmCli, TrainGenerateAndTuneWithoutMeasurement) {
   std::getline(f2, s2);
   EXPECT_FALSE(s1.empty());
   EXPECT_EQ(s1, s2) << "greedy decoding does not depend on the seed";
+  // Every task's expert programs at once: valid sentences of several tasks.
+  Result all = run_tlm("generate bert-tiny:seq=16 --task all --expert -o " + dir() + "/ex.txt");
+  ASSERT_EQ(all.code, 0) << all.output;
+  std::ifstream ex(dir() + "/ex.txt");
+  std::set<std::string> prompts;
+  int experts = 0;
+  for (std::string line; std::getline(ex, line); experts++)
+    prompts.insert(parse_sentence(line).sentence.to_text().substr(0, line.find(" isa=")));
+  EXPECT_GT(experts, 4);
+  EXPECT_GE(prompts.size(), 2u) << "expert programs of more than one task";
+  Result none = run_tlm("generate bert-tiny:seq=16 --task 99 --expert");
+  EXPECT_EQ(none.code, 1) << none.output;
+  EXPECT_NE(none.output.find("no task '99'"), std::string::npos) << none.output;
 
   Result t = run_tlm("tune bert-tiny:seq=16 --strategy tlm --trials-per-task 0 --model " + ckpt +
                      " --records " + dir() + "/zero.jsonl --quiet");
@@ -113,6 +126,26 @@ TEST(LmCli, RunWithTlmSchedulesVerifiesBoth) {
   EXPECT_NE(r.output.find("verify (tlm schedules): PASS"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("end-to-end: default"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("speedup"), std::string::npos) << r.output;
+  // Zero-shot modes in one run: greedy decoding and the model's choice among the expert programs.
+  Result modes = run_tlm("run bert-tiny:seq=16 --repeat 1 --schedules tlm@greedy,ex=" + ckpt +
+                         "@experts --model " + ckpt);
+  ASSERT_EQ(modes.code, 0) << modes.output;
+  EXPECT_NE(modes.output.find("verify (tlm schedules): PASS"), std::string::npos) << modes.output;
+  EXPECT_NE(modes.output.find("verify (ex schedules): PASS"), std::string::npos) << modes.output;
+  EXPECT_NE(modes.output.find("tlm: zero-shot mode greedy; 0 of"), std::string::npos)
+      << modes.output;
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(modes.output, m,
+                                std::regex("ex: zero-shot mode experts; ([0-9]+) of ([0-9]+)")))
+      << modes.output;
+  EXPECT_GT(std::stoi(m[1]), 0) << "bert-tiny's dense tasks have expert programs";
+  EXPECT_LT(std::stoi(m[1]), std::stoi(m[2])) << "its other tasks have none";
+  for (const std::string& bad_mode : {"run bert-tiny:seq=16 --schedules tlm@best",
+                                      "run bert-tiny:seq=16 --schedules tlm --zero-shot best"}) {
+    Result r2 = run_tlm(bad_mode);
+    EXPECT_EQ(r2.code, 1) << r2.output;
+    EXPECT_NE(r2.output.find("best"), std::string::npos) << r2.output;
+  }
   Result bad = run_tlm("run bert-tiny:seq=16 --schedules fast");
   EXPECT_EQ(bad.code, 1) << bad.output;
   EXPECT_NE(bad.output.find("--schedules"), std::string::npos) << bad.output;

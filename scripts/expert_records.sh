@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Measures the expert programs (tlm generate --expert) of every task of the training workloads
+# (tlm zoo --list train) on this machine, appending to OUT.jsonl: demonstrations for
+# `tlm finetune --records ... OUT.jsonl`. Held-out workloads are never listed; a training task that
+# also occurs in a held-out workload is measured but finetune leaves it out (by task key).
+# Resumable: tlm measure skips sentences already in OUT. Run from the repository root:
+#   scripts/expert_records.sh OUT.jsonl [TLM_BINARY]
+# WORKLOADS="spec ..." measures only those (e.g. a priority order; each must be a training one).
+set -eu
+out=$1
+tlm=${2:-./build/tlm}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+train=$("$tlm" zoo --list train)
+workloads=${WORKLOADS:-$train}
+for w in $workloads; do
+  echo "$train" | grep -qxF "$w" || { echo "error: $w is not a training workload (tlm zoo --list train)"; exit 1; }
+done
+n=$(echo $workloads | wc -w)
+i=0
+for w in $workloads; do
+  i=$((i + 1))
+  "$tlm" generate "$w" --task all --expert -o "$tmp/s.txt" 2>/dev/null
+  [ -s "$tmp/s.txt" ] || continue
+  echo "[$i/$n] $w: $(wc -l < "$tmp/s.txt") expert programs"
+  "$tlm" measure "$tmp/s.txt" --records "$out" --workload "$w" --strategy expert --quiet | tail -1
+done
