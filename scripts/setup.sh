@@ -9,6 +9,7 @@ PACKAGES=(
   libhalide14-0-dev            # Halide 14: JIT/AOT code generation + autoscheduler plugins
   libonnx-dev libonnx-testdata # ONNX C++ library (protobuf) and its operator test cases
   libprotobuf-dev protobuf-compiler
+  zlib1g-dev                   # gzip-compressed records files
   libtorch-dev                 # libtorch: the language model (later stages) and a benchmark peer
   libopenblas0-openmp          # BLAS for libtorch: without it, Debian's libtorch silently uses the
                                # reference netlib BLAS, ~30x slower. OpenBLAS 0.3.21 misdetects

@@ -5,7 +5,8 @@
 2. ONE `tlm run MODEL.onnx --threads T --repeat R --schedules tlm,NAME=RECORDS.jsonl,... --csv`
    with every schedule set whose records exist (RESULTS/records/<model>.t<T>.<tag>.jsonl: tlm10,
    tlm32, evo10, evo100, evo200, mullapudi, li, adams, ...) beside TLM-1xg (`tlm`: the checkpoint's
-   most likely program per task, no measurement) and the default schedules: compiled, verified
+   zero-shot program per task, `tlm run --zero-shot` default: the expert program the model scores
+   highest; no measurement) and the default schedules: compiled, verified
    against the reference interpreter and timed in one process, taking turns.
 3. The peers again -> peers.<model>.t<T>.b.csv (the report takes each peer's lower median).
 
@@ -212,7 +213,7 @@ def main():
                          f"(sha {ckpt_sha}): set TLM_MODEL to the tuned one, or tune again")
     names = ["tlm"] + sorted(sets, key=order_key)
     sets["tlm"] = {"tag": "tlm0", "records": None, "status": "not run",
-                   "note": "most likely program per task, no measurement"}
+                   "note": "zero-shot program per task (tlm run --zero-shot default), no measurement"}
 
     signature = {"sets": {n: [s["records"], os.path.getsize(s["records"]),
                               int(os.path.getmtime(s["records"]))]

@@ -3,8 +3,8 @@
 # MobileNet-V2, BERT-base, GPT-2 at batch 1, seq 128; the ONNX files of bench/e2e/models.py) tuned
 # by the language model at 10 and 32 measurements per task (TLM-10xg, TLM-32xg), by evolutionary
 # search at 10, 100 and 200 per task and by Halide's three autoschedulers; then, per model, ONE
-# `tlm run` that compiles every resulting schedule set plus TLM-1xg (the language model's most
-# likely program per task, no measurement) and tlm's default schedules, verifies each against the
+# `tlm run` that compiles every resulting schedule set plus TLM-1xg (the language model's
+# zero-shot program per task, no measurement) and tlm's default schedules, verifies each against the
 # reference interpreter and times them all taking turns; ONNX Runtime and PyTorch eager before
 # and after it. bench/heldout/README.md says what is compared and what the targets are.
 #

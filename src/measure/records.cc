@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -216,7 +217,16 @@ MeasureRecord parse_record_line(const std::string& line, const std::string& wher
 // ---------------------------------------------------------------------------------------------
 // Writer
 
+namespace {
+bool ends_with_gz(const std::string& p) {
+  return p.size() > 3 && p.compare(p.size() - 3, 3, ".gz") == 0;
+}
+}  // namespace
+
 RecordWriter::RecordWriter(const std::string& path) : path_(path) {
+  TLM_USER_CHECK(!ends_with_gz(path))
+      << "records file '" << path << "' is gzip-compressed: it can be read but not appended to "
+      << "(decompress it, or give a .jsonl file)";
   // O_APPEND makes every write() land at the current end, atomically with respect to other
   // appenders, so concurrent writers never interleave inside a line.
   fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
@@ -263,14 +273,50 @@ void RecordWriter::append(const MeasureRecord& r) {
 // ---------------------------------------------------------------------------------------------
 // Reader
 
-RecordReader::RecordReader(const std::string& path) : path_(path), in_(path) {
+RecordReader::RecordReader(const std::string& path) : path_(path) {
+  if (ends_with_gz(path)) {
+    gz_ = gzopen(path.c_str(), "rb");
+    TLM_USER_CHECK(gz_) << "cannot open records file '" << path << "': " << std::strerror(errno);
+    return;
+  }
+  in_.open(path);
   TLM_USER_CHECK(in_.good()) << "cannot open records file '" << path
                              << "': " << std::strerror(errno);
 }
 
+RecordReader::~RecordReader() {
+  if (gz_) gzclose((gzFile)gz_);
+}
+
+bool RecordReader::read_line(std::string* line) {
+  if (!gz_) {
+    if (std::getline(in_, *line)) return true;
+    TLM_USER_CHECK(in_.eof()) << "error reading records file '" << path_ << "' after line "
+                              << line_no_;
+    return false;
+  }
+  line->clear();
+  char buf[1 << 16];
+  for (;;) {
+    if (!gzgets((gzFile)gz_, buf, sizeof buf)) {
+      int err = 0;
+      const char* msg = gzerror((gzFile)gz_, &err);
+      TLM_USER_CHECK(err == Z_OK)
+          << "error reading records file '" << path_ << "' after line " << line_no_ << ": "
+          << msg << " (a damaged .gz file?)";
+      return !line->empty();  // the last line may lack its newline
+    }
+    line->append(buf);
+    if (!line->empty() && line->back() == '\n') {
+      line->pop_back();
+      return true;
+    }
+  }
+}
+
 bool RecordReader::next(MeasureRecord* out) {
   std::string line;
-  while (std::getline(in_, line)) {
+  while (read_line(&line)) {
     line_no_++;
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (line.find_first_not_of(" \t") == std::string::npos) continue;
@@ -282,8 +328,6 @@ bool RecordReader::next(MeasureRecord* out) {
     }
     if (cut_short_++ == 0) first_cut_short_line_ = line_no_;
   }
-  TLM_USER_CHECK(in_.eof()) << "error reading records file '" << path_ << "' after line "
-                            << line_no_;
   return false;
 }
 

@@ -92,11 +92,15 @@ class RecordWriter {
   bool need_newline_ = false;  // the file ended in a partial line when opened
 };
 
-// Streams records from a file. Skips blank lines and cut-short lines (counted); throws UserError
-// for anything else malformed.
+// Streams records from a file (gzip-compressed when the path ends in .gz, as the committed
+// benchmark records are). Skips blank lines and cut-short lines (counted); throws UserError for
+// anything else malformed.
 class RecordReader {
  public:
   explicit RecordReader(const std::string& path);  // UserError when the file cannot be opened
+  ~RecordReader();
+  RecordReader(const RecordReader&) = delete;
+  RecordReader& operator=(const RecordReader&) = delete;
 
   bool next(MeasureRecord* out);  // false at end of file
   int64_t cut_short_lines() const { return cut_short_; }
@@ -104,8 +108,11 @@ class RecordReader {
   int64_t line_number() const { return line_no_; }
 
  private:
+  bool read_line(std::string* line);  // false at the end; UserError on a read error
+
   std::string path_;
   std::ifstream in_;
+  void* gz_ = nullptr;  // gzFile, for .gz paths
   int64_t line_no_ = 0;
   int64_t cut_short_ = 0;
   int64_t first_cut_short_line_ = 0;

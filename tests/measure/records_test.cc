@@ -8,6 +8,7 @@
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include <cmath>
 #include <fstream>
@@ -143,6 +144,34 @@ TEST_F(RecordsTest, RoundTrip) {
   got = load_records(path);
   ASSERT_EQ(got.size(), 4u);
   EXPECT_EQ(got[3].task_key, "c");
+}
+
+// gzip-compressed records (how the benchmark results are committed) read like the plain file; a
+// damaged one is a clear error.
+TEST_F(RecordsTest, GzipRecordsLoadLikeThePlainFile) {
+  std::string plain = temp_path("p.jsonl"), gz = temp_path("p.jsonl.gz");
+  {
+    RecordWriter w(plain);
+    for (int i = 0; i < 300; i++) w.append(make_record("k" + std::to_string(i), 1e-3 * (i + 1), i));
+  }
+  const std::string text = slurp(plain);
+  gzFile f = gzopen(gz.c_str(), "wb");
+  ASSERT_TRUE(f);
+  // Without the last newline: the last line still counts.
+  ASSERT_EQ(gzwrite(f, text.data(), (unsigned)text.size() - 1), (int)text.size() - 1);
+  ASSERT_EQ(gzclose(f), Z_OK);
+  std::vector<MeasureRecord> a = load_records(plain), b = load_records(gz);
+  ASSERT_EQ(a.size(), 300u);
+  ASSERT_EQ(b.size(), a.size());
+  for (size_t i = 0; i < a.size(); i++) expect_same(b[i], a[i]);
+  // Cut the compressed file in the middle: an error naming the file, not a silent prefix.
+  std::string bytes = slurp(gz);
+  spit(gz, bytes.substr(0, bytes.size() / 2));
+  std::string msg = user_error_of([&] { load_records(gz); });
+  EXPECT_NE(msg.find(gz), std::string::npos) << msg;
+  // Appending to it would corrupt it: refused.
+  msg = user_error_of([&] { RecordWriter w(gz); });
+  EXPECT_NE(msg.find("gzip"), std::string::npos) << msg;
 }
 
 TEST_F(RecordsTest, ConcatenatedFilesLoad) {
