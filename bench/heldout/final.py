@@ -48,7 +48,8 @@ def set_name(tag):
     """Records tag (strategy + trials per task) -> schedule-set name."""
     if tag in HALIDE:
         return HALIDE[tag]
-    for prefix, short in (("tlm-evolutionary", "tlmevo"), ("evolutionary", "evo"),
+    for prefix, short in (("tlm-evolutionary", "tlmevo"), ("expert-evolutionary", "expevo"),
+                          ("evolutionary", "evo"),
                           ("random", "random"), ("tlm", "tlm")):
         m = re.fullmatch(re.escape(prefix) + r"(\d+)", tag)
         if m:
@@ -57,8 +58,8 @@ def set_name(tag):
 
 
 def order_key(name):
-    """tlm, tlm<N>, tlmevo<N>, evo<N>, random<N>, the autoschedulers, the rest."""
-    groups = ["tlm", "tlmevo", "evo", "random"]
+    """tlm, tlm<N>, tlmevo<N>, expevo<N>, evo<N>, random<N>, the autoschedulers, the rest."""
+    groups = ["tlm", "tlmevo", "expevo", "evo", "random"]
     m = re.fullmatch(r"([a-z]+?)(\d*)", name)
     if name == "tlm":
         return (0, 0, name)

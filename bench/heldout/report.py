@@ -44,10 +44,10 @@ TARGETS = [  # (name, set A, set B or "default", threshold): geomean_models(A / 
 
 
 def label(n):
-    m = re.fullmatch(r"(tlm|evo|tlmevo|random)(\d+)", n)
+    m = re.fullmatch(r"(tlm|evo|tlmevo|expevo|random)(\d+)", n)
     if m:
         who = {"tlm": "TLM", "evo": "evolutionary", "tlmevo": "tlm-evolutionary",
-               "random": "random"}[m.group(1)]
+               "expevo": "expert-evolutionary", "random": "random"}[m.group(1)]
         return f"{who} {m.group(2)}xg" if who == "TLM" else f"{who} at {m.group(2)}xg"
     return LABEL.get(n, {v: f"Halide {k[len('halide-'):]}" for k, v in HALIDE.items()}.get(n, n))
 

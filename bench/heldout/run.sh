@@ -56,7 +56,7 @@ tlm_model=""
 cd "$root"
 read -r -a models <<< "${MODELS:-resnet50 mobilenet_v2 bert-base gpt2}"
 read -r -a jobs <<< "${JOBS:-tlm:10 tlm:32 evolutionary:10 evolutionary:200 halide-mullapudi2016:1 halide-li2018:1 halide-adams2019:1}"
-STRATEGIES=" random evolutionary tlm tlm-evolutionary halide-mullapudi2016 halide-li2018 halide-adams2019 halide-adams2019-greedy "
+STRATEGIES=" random evolutionary expert-evolutionary tlm tlm-evolutionary halide-mullapudi2016 halide-li2018 halide-adams2019 halide-adams2019-greedy "
 
 usage() {
   sed -n '11,14p' "$here/run.sh" | sed 's/^# *//' >&2

@@ -198,6 +198,40 @@ std::unique_ptr<SearchPolicy> make_evolutionary_search(const EvolutionOptions& o
   return std::make_unique<EvolutionarySearch>(o, std::move(source));
 }
 
+namespace {
+
+class ExpertEvolutionarySearch : public SearchPolicy {
+ public:
+  explicit ExpertEvolutionarySearch(const EvolutionOptions& o) : evo_(o, nullptr) {}
+  const char* name() const override { return "expert-evolutionary"; }
+  std::vector<Program> propose(TaskSearch& t, int n, std::mt19937_64& rng) override {
+    auto it = pending_.find(t.harness);
+    if (it == pending_.end())
+      it = pending_.emplace(t.harness, expert_programs(t.harness->space, t.harness->hw)).first;
+    std::vector<Program> out;
+    std::vector<Program>& q = it->second;
+    size_t used = 0;
+    for (; used < q.size() && (int)out.size() < n; used++)
+      if (t.seen.insert(q[used].values).second) out.push_back(q[used]);
+    q.erase(q.begin(), q.begin() + (std::ptrdiff_t)used);
+    if ((int)out.size() < n) {
+      std::vector<Program> more = evo_.propose(t, n - (int)out.size(), rng);
+      out.insert(out.end(), more.begin(), more.end());
+    }
+    return out;
+  }
+
+ private:
+  EvolutionarySearch evo_;
+  std::map<const TaskHarness*, std::vector<Program>> pending_;  // experts not yet handed out
+};
+
+}  // namespace
+
+std::unique_ptr<SearchPolicy> make_expert_evolutionary_search(const EvolutionOptions& o) {
+  return std::make_unique<ExpertEvolutionarySearch>(o);
+}
+
 std::vector<Program> sample_unseen(TaskSearch& t, int n, std::mt19937_64& rng) {
   // Small spaces (an elementwise task may have a few dozen programs) run dry: stop after this
   // many consecutive draws that were all seen already.

@@ -16,6 +16,9 @@
 //                           replace the uniform samples (first batches, fresh members of each
 //                           first generation, the exploration share), and a share of each
 //                           generation's children are mutated parents the model completes
+//   expert-evolutionary     the evolutionary search whose first measurements of a task are its
+//                           expert programs (space/space.h; no language model): a search
+//                           baseline with the same head start the language model gets
 //   mutate_program()        resample one slot's values, keep the rest where still valid
 //   mutation_prefix()       the start of such a mutation: a parent up to a slot, that slot's first
 //                           value changed
@@ -88,6 +91,10 @@ std::unique_ptr<SearchPolicy> make_evolutionary_search(const EvolutionOptions& o
 // "tlm-evolutionary": the evolution drawing on `source` instead of uniform samples.
 std::unique_ptr<SearchPolicy> make_evolutionary_search(const EvolutionOptions& o,
                                                        std::unique_ptr<ProposalSource> source);
+
+// "expert-evolutionary": each task's expert_programs (for its harness's hardware) first, in their
+// own order, then the plain evolutionary search (which keeps the best of them in its elite).
+std::unique_ptr<SearchPolicy> make_expert_evolutionary_search(const EvolutionOptions& o = {});
 
 // Up to n unseen uniform samples (marked seen); sets t.exhausted when many draws in a row were
 // seen already.

@@ -130,6 +130,8 @@ std::unique_ptr<SearchPolicy> make_policy(const Run& run) {
   if (run.strategy.name == "tlm") return make_lm_search(*run.lm.lm, run.lm.tok, run.o.lm_search);
   if (run.strategy.name == "tlm-evolutionary")
     return make_tlm_evolutionary_search(*run.lm.lm, run.lm.tok, run.o.lm_search, run.o.evolution);
+  if (run.strategy.name == "expert-evolutionary")
+    return make_expert_evolutionary_search(run.o.evolution);
   return make_evolutionary_search(run.o.evolution);
 }
 
@@ -400,9 +402,13 @@ const std::vector<StrategyInfo>& strategies() {
         {"random", StrategyKind::Search, "uniform samples of the schedule space"},
         {"evolutionary", StrategyKind::Search,
          "Ansor-style evolution ranked by an XGBoost cost model trained on the measurements"},
+        {"expert-evolutionary", StrategyKind::Search,
+         "evolutionary search whose first measurements are each task's expert programs "
+         "(register-blocked, written without measurement; no language model)"},
         {"tlm", StrategyKind::Search,
-         "programs written by the tensor language model (--model, default the shipped one); "
-         "--trials-per-task 0: each task's most likely program, no measurement"},
+         "programs written by the tensor language model (--model, default the shipped one): "
+         "first its greedy program and the expert programs in the order it scores them, then "
+         "samples; --trials-per-task 0: the zero-shot program (--zero-shot), no measurement"},
         {"tlm-evolutionary", StrategyKind::Search,
          "evolutionary search seeded with the language model's programs, the model also "
          "completing mutated parents (the paper's TLM-Ansor; --model as for tlm)"},

@@ -81,6 +81,37 @@ TEST(Sampling, UnseenSamplesAreNewAndExhaustionIsDetected) {
   EXPECT_LT(got.size(), 800u);
 }
 
+// expert-evolutionary: the task's expert programs first, in their order (one already measured is
+// skipped), then evolutionary proposals: valid, unseen, full batches.
+TEST(ExpertEvolutionary, ExpertProgramsFirstThenEvolution) {
+  const TaskHarness& h = *spaces().conv;
+  std::vector<Program> experts = expert_programs(h.space, h.hw);
+  ASSERT_GE(experts.size(), 3u);
+  std::unique_ptr<SearchPolicy> s = make_expert_evolutionary_search();
+  EXPECT_STREQ(s->name(), "expert-evolutionary");
+  TaskSearch t;
+  t.harness = &h;
+  t.add(experts[1], 1e-3);  // measured before (e.g. read from the records)
+  std::mt19937_64 rng(2);
+  std::vector<Program> got;
+  while (got.size() < experts.size() + 8) {
+    std::vector<Program> b = s->propose(t, 4, rng);
+    ASSERT_EQ(b.size(), 4u);
+    for (const Program& p : b) {
+      EXPECT_TRUE(is_valid_program(h.space, p));
+      double fake = 1e-3;  // a made-up latency, so that the cost model has something to learn
+      for (size_t i = 0; i < p.values.size(); i++) fake += 1e-6 * (double)(p.values[i] % 7);
+      t.add(p, fake);
+      got.push_back(p);
+    }
+  }
+  std::vector<Program> want = experts;
+  want.erase(want.begin() + 1);
+  for (size_t i = 0; i < want.size(); i++) EXPECT_EQ(got[i], want[i]) << "proposal " << i;
+  std::set<std::vector<int64_t>> distinct = {experts[1].values};
+  for (const Program& p : got) EXPECT_TRUE(distinct.insert(p.values).second) << "proposed twice";
+}
+
 TEST(Features, FixedLengthAndFinite) {
   std::mt19937_64 rng(5);
   for (const TaskHarness* b : {spaces().matmul.get(), spaces().conv.get()}) {
