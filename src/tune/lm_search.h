@@ -28,7 +28,8 @@ namespace tlm {
 // demonstrations into a program none of them was (measured: 100x slower GEMMs); ranking whole
 // programs, expert ones among them, keeps the choice among coherent programs.
 struct ZeroShotOptions {
-  int beam = 4;         // the model's own candidates: beam search of this width (0: none)
+  // Defaults: the "experts" mode.
+  int beam = 0;         // the model's own candidates: beam search of this width (0: none)
   bool experts = true;  // add expert_programs(space, hw) (tiled tasks)
 };
 struct LmSearchOptions {
@@ -57,9 +58,11 @@ struct ZeroShotChoice {
   double logprob = 0;
   bool expert = false;  // one of the expert programs
 };
-// The named modes (--zero-shot): "greedy" (beam 1, no experts: the model alone, decision by
-// decision), "ranked" (beam 4 + experts: the default), "experts" (only the expert programs,
-// ranked by the model; greedy for tasks without any). UserError on another name.
+// The named modes (--zero-shot): "experts" (the default: only the expert programs, ranked by the
+// model; greedy for tasks without any), "greedy" (beam 1, no experts: the model alone, decision
+// by decision), "ranked" (beam 4 + experts). Measured on the held-out models (BENCHMARKS.md):
+// experts >> ranked ~ greedy; the beam's own programs outscore the experts but run slower.
+// UserError on another name.
 ZeroShotOptions zero_shot_mode(const std::string& name);
 inline const char* kZeroShotModes = "greedy, ranked or experts";
 
