@@ -12,11 +12,7 @@
 namespace tlm::testing_tune {
 namespace {
 
-struct Model {
-  Tokenizer tok = TokenizerBuilder().build();
-  std::unique_ptr<LanguageModel> lm;
-  explicit Model(uint64_t seed) : lm(std::make_unique<LanguageModel>(tiny_config(tok), seed)) {}
-};
+using Model = TinyModel;
 
 // Proposes `rounds` batches of 8, feeding back a made-up latency (a fixed function of the
 // program) so that the cost model has something to learn after the first batch.

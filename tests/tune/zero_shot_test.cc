@@ -16,11 +16,7 @@
 namespace tlm::testing_tune {
 namespace {
 
-struct Model {
-  Tokenizer tok = TokenizerBuilder().build();
-  std::unique_ptr<LanguageModel> lm;
-  explicit Model(uint64_t seed) : lm(std::make_unique<LanguageModel>(tiny_config(tok), seed)) {}
-};
+using Model = TinyModel;
 
 HardwareInfo avx512() {
   return parse_hardware_key("isa=avx512,cores=2,vec=16,l1=32k,l2=1m,l3=32m");
