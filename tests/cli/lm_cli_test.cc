@@ -140,8 +140,8 @@ TEST(LmCli, RunWithTlmSchedulesVerifiesBoth) {
       << modes.output;
   EXPECT_GT(std::stoi(m[1]), 0) << "bert-tiny's dense tasks have expert programs";
   EXPECT_LT(std::stoi(m[1]), std::stoi(m[2])) << "its other tasks have none";
-  for (const std::string& bad_mode : {"run bert-tiny:seq=16 --schedules tlm@best",
-                                      "run bert-tiny:seq=16 --schedules tlm --zero-shot best"}) {
+  for (const char* bad_mode : {"run bert-tiny:seq=16 --schedules tlm@best",
+                               "run bert-tiny:seq=16 --schedules tlm --zero-shot best"}) {
     Result r2 = run_tlm(bad_mode);
     EXPECT_EQ(r2.code, 1) << r2.output;
     EXPECT_NE(r2.output.find("best"), std::string::npos) << r2.output;

@@ -55,7 +55,9 @@ TEST(ZeroShot, CandidatesAreTheBeamAndTheExpertsMostLikelyFirst) {
     EXPECT_TRUE(is_valid_program(h->space, c[i].program));
     EXPECT_TRUE(all.insert(c[i].program.values).second) << "candidate " << i << " twice";
     EXPECT_EQ(c[i].expert, expert_set.count(c[i].program.values) > 0);
-    if (i > 0) EXPECT_GE(c[i - 1].logprob, c[i].logprob);
+    if (i > 0) {
+      EXPECT_GE(c[i - 1].logprob, c[i].logprob);
+    }
   }
   for (const Program& e : experts) EXPECT_TRUE(all.count(e.values)) << "an expert is missing";
   // The beam's programs are among them.
