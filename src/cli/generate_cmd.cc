@@ -32,7 +32,7 @@ struct GenerateCliOptions {
 // One task's programs (the model's, or its expert programs), each parsed back and re-validated,
 // written to out; false when one was not.
 bool generate_for_task(const Task& task, const HardwareInfo& hw, const TlmModel* m,
-                       GenerateCliOptions& o, std::FILE* out) {
+                       const GenerateCliOptions& o, std::FILE* out) {
   LoweredTask lt = lower_subgraph(task.sub);
   TaskSpace space = build_space(lt, hw);
   TaskPrinter printer(task.sub, hw, space);
@@ -43,7 +43,6 @@ bool generate_for_task(const Task& task, const HardwareInfo& hw, const TlmModel*
     for (Program& p : expert_programs(space, hw)) progs.push_back({std::move(p)});
   } else {
     source = "checkpoint " + m->info.loaded_from;
-    o.gen.seed = o.seed;
     progs = generate_programs(*m->lm, m->tok, printer, o.gen, &st);
   }
   int valid = 0;
@@ -91,6 +90,7 @@ int run_generate(GenerateCliOptions& o) {
         << "generate: task " << o.task << " (" << tasks[0]->sub.kind
         << ") has no expert programs (only tiled convolutions and matrix products have them)";
   }
+  o.gen.seed = o.seed;
   std::unique_ptr<TlmModel> m;
   if (!o.expert) m = std::make_unique<TlmModel>(load_model_or_default(o.checkpoint));
   std::FILE* out = stdout;

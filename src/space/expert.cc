@@ -25,6 +25,7 @@ namespace tlm {
 namespace space_detail {
 namespace {
 
+// The defaults are the GEMM target (GotoBLAS-style, see targets()).
 struct Target {
   int a = 2;             // vectors of the vectorized var in the register block
   int r = 6;             // rows (row var) in the register block
@@ -248,18 +249,11 @@ std::vector<Target> targets(const Roles& roles, const SpaceStage& st) {
       t.kchunk = 32;
       out.push_back(t);
     } else {
-      // GotoBLAS: K chunks outside the register blocks, B packed per micro-panel at S2 (stays
-      // in L1 while the blocks walk down the rows), or per K chunk.
+      // GotoBLAS (Target's defaults): K chunks outside the register blocks, B packed per
+      // micro-panel at S2 (stays in L1 while the blocks walk down the rows), or per K chunk.
       Target t;
       t.a = a;
       t.r = r;
-      t.level = 2;
-      t.panel = 128;
-      t.rows = 64;
-      t.kchunk = 128;
-      t.pack_first = kPackNone;
-      t.pack_last = kPackS2;
-      t.unroll = 32;
       out.push_back(t);
       t.level = 1;
       t.pack_last = kPackR0;

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <limits>
-#include <map>
 #include <set>
 
 #include "support/error.h"
@@ -16,18 +15,13 @@ class LmProposals : public ProposalSource {
       : m_(m), tok_(tok), o_(o) {}
 
   std::vector<Program> fresh_unseen(TaskSearch& t, int n, std::mt19937_64& rng) override {
-    std::vector<Program> out;
     const TaskPrinter& printer = *t.harness->printer;
-    if (n > 0 && !ranked_.count(t.harness)) {  // first, the zero-shot candidates in rank order
-      std::vector<Program>& q = ranked_[t.harness];
+    std::vector<Program> out = first_.take(t, n, [&] {  // the zero-shot candidates, in order
+      std::vector<Program> ps;
       for (ZeroShotChoice& c : zero_shot_candidates(m_, tok_, printer, t.harness->hw, o_.first))
-        q.push_back(std::move(c.program));
-    }
-    std::vector<Program>& q = ranked_[t.harness];
-    while (!q.empty() && (int)out.size() < n) {
-      if (t.seen.insert(q.front().values).second) out.push_back(std::move(q.front()));
-      q.erase(q.begin());
-    }
+        ps.push_back(std::move(c.program));
+      return ps;
+    });
     for (int round = 0; round < 3 && (int)out.size() < n; round++)
       for (GeneratedProgram& gp : generate(printer, n - (int)out.size(), {}, rng))
         if ((int)out.size() < n && t.seen.insert(gp.program.values).second)
@@ -79,8 +73,7 @@ class LmProposals : public ProposalSource {
   const Tokenizer& tok_;
   LmSearchOptions o_;
   int64_t fallbacks_ = 0;
-  // Per task: its zero-shot candidates not yet handed out (computed on the task's first call).
-  std::map<const TaskHarness*, std::vector<Program>> ranked_;
+  SeedQueue first_;  // per task: its zero-shot candidates not yet handed out
 };
 
 class LmSearch : public SearchPolicy {
@@ -142,26 +135,26 @@ std::vector<ZeroShotChoice> zero_shot_candidates(const LanguageModel& m, const T
                                                  const ZeroShotOptions& o) {
   std::vector<Program> experts;
   if (o.experts) experts = expert_programs(printer.space(), hw);
+  std::set<std::vector<int64_t>> expert_values;
+  for (const Program& e : experts) expert_values.insert(e.values);
   std::vector<ZeroShotChoice> out;
-  std::set<std::vector<int64_t>> seen, expert_values;
+  std::set<std::vector<int64_t>> beam_values;
   if (o.beam > 0 || experts.empty()) {
     GenerateOptions g;
     g.beam = std::max(1, o.beam);
     g.n = g.beam;
     for (GeneratedProgram& c : generate_programs(m, tok, printer, g)) {
-      seen.insert(c.program.values);
-      out.push_back({std::move(c.program), c.logprob, false});
+      beam_values.insert(c.program.values);
+      const bool expert = expert_values.count(c.program.values) > 0;
+      out.push_back({std::move(c.program), c.logprob, expert});
     }
   }
   std::vector<Program> extra;  // expert programs the beam did not find
-  for (const Program& e : experts) {
-    expert_values.insert(e.values);
-    if (!seen.count(e.values)) extra.push_back(e);
-  }
+  for (const Program& e : experts)
+    if (!beam_values.count(e.values)) extra.push_back(e);
   std::vector<double> lp;
   score_programs(m, tok, printer, extra, &lp);
   for (size_t i = 0; i < extra.size(); i++) out.push_back({std::move(extra[i]), lp[i], true});
-  for (ZeroShotChoice& c : out) c.expert = expert_values.count(c.program.values) > 0;
   // Most likely first; ties keep the order above (the beam's, then the experts' own order).
   std::stable_sort(out.begin(), out.end(), [](const ZeroShotChoice& a, const ZeroShotChoice& b) {
     return a.logprob > b.logprob;

@@ -1,6 +1,7 @@
 // The language model at tuning time (paper §5.2-5.3, §6.4): the programs to measure come from
-// the model. A task's first proposals are its zero-shot candidates in the model's order (the greedy
-// program and the expert programs, scored as whole programs); the rest are sampled (temperature, top-k) under the space's constraints, so every proposal is valid;
+// the model. A task's first proposals are its zero-shot candidates in the model's order (the
+// greedy program and the expert programs, scored as whole programs); the rest are sampled
+// (temperature, top-k) under the space's constraints, so every proposal is valid;
 // programs already measured or proposed are skipped, and when the model keeps repeating itself
 // the batch is topped up with uniform samples (counted in `fallbacks`).
 //

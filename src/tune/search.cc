@@ -205,15 +205,8 @@ class ExpertEvolutionarySearch : public SearchPolicy {
   explicit ExpertEvolutionarySearch(const EvolutionOptions& o) : evo_(o, nullptr) {}
   const char* name() const override { return "expert-evolutionary"; }
   std::vector<Program> propose(TaskSearch& t, int n, std::mt19937_64& rng) override {
-    auto it = pending_.find(t.harness);
-    if (it == pending_.end())
-      it = pending_.emplace(t.harness, expert_programs(t.harness->space, t.harness->hw)).first;
-    std::vector<Program> out;
-    std::vector<Program>& q = it->second;
-    size_t used = 0;
-    for (; used < q.size() && (int)out.size() < n; used++)
-      if (t.seen.insert(q[used].values).second) out.push_back(q[used]);
-    q.erase(q.begin(), q.begin() + (std::ptrdiff_t)used);
+    std::vector<Program> out =
+        experts_.take(t, n, [&] { return expert_programs(t.harness->space, t.harness->hw); });
     if ((int)out.size() < n) {
       std::vector<Program> more = evo_.propose(t, n - (int)out.size(), rng);
       out.insert(out.end(), more.begin(), more.end());
@@ -223,10 +216,24 @@ class ExpertEvolutionarySearch : public SearchPolicy {
 
  private:
   EvolutionarySearch evo_;
-  std::map<const TaskHarness*, std::vector<Program>> pending_;  // experts not yet handed out
+  SeedQueue experts_;  // expert programs not yet handed out
 };
 
 }  // namespace
+
+std::vector<Program> SeedQueue::take(TaskSearch& t, int n,
+                                     const std::function<std::vector<Program>()>& make) {
+  std::vector<Program> out;
+  if (n <= 0) return out;
+  auto it = pending_.find(t.harness);
+  if (it == pending_.end()) it = pending_.emplace(t.harness, make()).first;
+  std::vector<Program>& q = it->second;
+  size_t used = 0;
+  for (; used < q.size() && (int)out.size() < n; used++)
+    if (t.seen.insert(q[used].values).second) out.push_back(std::move(q[used]));
+  q.erase(q.begin(), q.begin() + (std::ptrdiff_t)used);
+  return out;
+}
 
 std::unique_ptr<SearchPolicy> make_expert_evolutionary_search(const EvolutionOptions& o) {
   return std::make_unique<ExpertEvolutionarySearch>(o);

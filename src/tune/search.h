@@ -27,6 +27,8 @@
 // construction, like every sample.
 #pragma once
 
+#include <functional>
+#include <map>
 #include <memory>
 #include <random>
 #include <set>
@@ -91,6 +93,18 @@ std::unique_ptr<SearchPolicy> make_evolutionary_search(const EvolutionOptions& o
 // "tlm-evolutionary": the evolution drawing on `source` instead of uniform samples.
 std::unique_ptr<SearchPolicy> make_evolutionary_search(const EvolutionOptions& o,
                                                        std::unique_ptr<ProposalSource> source);
+
+// Per task, programs handed out before anything else, each at most once and only while unseen
+// (marked seen when handed out); `make` computes them on the task's first request with n > 0:
+// the expert programs of expert-evolutionary, the zero-shot candidates of `tlm`.
+class SeedQueue {
+ public:
+  std::vector<Program> take(TaskSearch& t, int n,
+                            const std::function<std::vector<Program>()>& make);
+
+ private:
+  std::map<const TaskHarness*, std::vector<Program>> pending_;
+};
 
 // "expert-evolutionary": each task's expert_programs (for its harness's hardware) first, in their
 // own order, then the plain evolutionary search (which keeps the best of them in its elite).
