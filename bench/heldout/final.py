@@ -98,6 +98,11 @@ def parse_run(text):
                      r"demonstrations", line)
         if m:
             p["heldout"][m.group(1)] = {"seen": int(m.group(2)), "tasks": int(m.group(3))}
+        # The zero-shot ranker (--zero-shot ranker) lists the tasks it learned from too.
+        m = re.match(r"(\S+): (\d+) of (\d+) tasks were among the ranker's training tasks", line)
+        if m:
+            p["heldout"][m.group(1) + " ranker"] = {"seen": int(m.group(2)),
+                                                    "tasks": int(m.group(3))}
         m = re.match(r"(\S+): the checkpoint does not list the tasks it was fine-tuned on", line)
         if m:
             p["heldout"][m.group(1)] = {"checkable": False}
@@ -170,7 +175,8 @@ def main():
     ap.add_argument("--separate", default="", help="set names timed in runs of their own")
     ap.add_argument("--timeout", type=float, default=10800)
     ap.add_argument("--redo", action="store_true")
-    ap.add_argument("--tlm", default=os.path.join(ROOT, "build", "tlm"), help=argparse.SUPPRESS)
+    ap.add_argument("--tlm", default=os.path.join(ROOT, "build", "tlm"),
+                    help="the tlm binary (run.sh passes TLM_BIN)")
     a = ap.parse_args()
 
     m, t = a.model, a.threads
@@ -272,8 +278,10 @@ def main():
         for n, h in p["heldout"].items():
             st["heldout"][n] = h
             if h.get("seen", 0) > 0:
+                what = ("the training tasks of the zero-shot ranker" if n.endswith(" ranker")
+                        else f"the fine-tuning demonstrations of {ckpt}")
                 st["violation"] = (f"{n}: {h['seen']} of {h['tasks']} tasks of {m} were among "
-                                   f"the fine-tuning demonstrations of {ckpt}")
+                                   f"{what}")
                 save()
                 print(f"\nHELD-OUT VIOLATION: {st['violation']}.\nThis checkpoint has seen "
                       f"tasks of an evaluation model: its numbers are not a held-out evaluation. "

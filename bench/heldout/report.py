@@ -207,6 +207,9 @@ def main():
                              "fine-tuned on")
                 else:
                     check = f"{h['seen']} of {h['tasks']} tasks among the fine-tuning demonstrations"
+                hr = st.get("heldout", {}).get("tlm ranker")
+                if hr is not None and not st.get("violation"):
+                    check += f"; {hr['seen']} of {hr['tasks']} among the ranker's training tasks"
                 md += [f"Held-out check: {check}. Final run {st.get('started', '?')} - "
                        f"{st.get('finished', 'unfinished')}"
                        f"{', core ' + str(st['cpu']) if st.get('cpu') is not None else ''}.", ""]

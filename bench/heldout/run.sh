@@ -39,6 +39,8 @@
 #   FINAL_TIMEOUT=10800  seconds one `tlm run` may take before it is stopped
 #   REDO=1               final: re-run models whose final results are complete
 #   DRY_RUN=1            tune: print how the runs are spread over the lanes, run nothing
+#   TLM_BIN=PATH         the tlm binary (default build/tlm); point it at a copy to keep building
+#                        while a long run goes on
 #
 # Records: RESULTS/records/<model>.t<THREADS>.<strategy><trials>.jsonl (Halide autoschedulers,
 # one program per task whatever the budget: <model>.t<THREADS>.<strategy>.jsonl); a finished run
@@ -53,6 +55,8 @@ results=$(realpath -m "${RESULTS:-$root/bench/results/heldout}")
 onnx_dir=$(realpath -m "${ONNX_DIR:-$root/bench/results/e2e/onnx}")
 tlm_model=""
 [[ -n "${TLM_MODEL:-}" ]] && tlm_model=$(realpath -m "$TLM_MODEL")
+tlm_bin=$(realpath -m "${TLM_BIN:-$root/build/tlm}")
+[[ -x $tlm_bin ]] || { echo "error: no tlm binary at $tlm_bin (build it, or set TLM_BIN)" >&2; exit 1; }
 cd "$root"
 read -r -a models <<< "${MODELS:-resnet50 mobilenet_v2 bert-base gpt2}"
 read -r -a jobs <<< "${JOBS:-tlm:10 tlm:32 evolutionary:10 evolutionary:200 halide-mullapudi2016:1 halide-li2018:1 halide-adams2019:1}"
@@ -138,7 +142,7 @@ tune_one() {  # tune_one MODEL STRATEGY TRIALS THREADS CPU("" = not pinned) LANE
     echo "[$lane] $m $tag: finished earlier (skipped; delete $rec.done to run it again)"
     return 0
   fi
-  local cmd=(./build/tlm tune "$onnx_dir/$m.onnx" --strategy "$s" --trials-per-task "$b"
+  local cmd=("$tlm_bin" tune "$onnx_dir/$m.onnx" --strategy "$s" --trials-per-task "$b"
     --records "$rec" --threads "$t" --seed 0 --quiet) env=() pin=()
   [[ ${TUNE_E2E:-0} == 1 ]] || cmd+=(--no-e2e)
   if [[ $s == halide-adams2019-greedy ]]; then
@@ -257,7 +261,8 @@ final() {  # final THREADS
   [[ $t =~ ^[1-9][0-9]*$ ]] || die "THREADS must be a positive number, not '$t'"
   mkdir -p "$results/final"
   local args=(--results "$results" --onnx-dir "$onnx_dir" --threads "$t"
-    --repeat "${REPEAT:-10}" --peer-repeats "${PEER_REPEATS:-10}" --timeout "${FINAL_TIMEOUT:-10800}")
+    --repeat "${REPEAT:-10}" --peer-repeats "${PEER_REPEATS:-10}" --timeout "${FINAL_TIMEOUT:-10800}"
+    --tlm "$tlm_bin")
   ((t == 1)) && args+=(--cpu "${FINAL_CPU:-0}")
   [[ -n $tlm_model ]] && args+=(--tlm-model "$tlm_model")
   [[ -n ${FINAL_SEPARATE:-} ]] && args+=(--separate "$FINAL_SEPARATE")

@@ -29,6 +29,7 @@ constexpr AddCommand kCommands[] = {
     add_zoo_command,   add_extract_command,  add_run_command,      add_sample_command,
     add_show_command,  add_measure_command,  add_tune_command,     add_compile_command,
     add_train_command, add_generate_command, add_finetune_command, add_loop_command,
+    add_ranker_command,
 };
 
 int dispatch(int argc, char** argv) {

@@ -34,5 +34,6 @@ Command add_train_command(CLI::App& app);     // pre-train the language model
 Command add_generate_command(CLI::App& app);  // programs written by the language model
 Command add_finetune_command(CLI::App& app);  // fine-tune the base on the best measured programs
 Command add_loop_command(CLI::App& app);      // the iterative generate-measure-fine-tune loop
+Command add_ranker_command(CLI::App& app);    // the zero-shot ranker: train, evaluate
 
 }  // namespace tlm

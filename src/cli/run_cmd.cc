@@ -31,6 +31,7 @@
 #include "support/progress.h"
 #include "support/threads.h"
 #include "tune/lm_search.h"
+#include "tune/ranker.h"
 #include "runtime/executor.h"
 
 namespace tlm {
@@ -53,6 +54,7 @@ struct RunOptions {
   std::vector<std::string> schedules;  // schedule sets beside the default ones (see the top)
   std::string model_path;              // the `tlm` set's checkpoint ("": the shipped one)
   std::string zero_shot = "experts";   // how model sets choose programs (tune/lm_search.h)
+  std::string ranker_path;             // mode ranker's ranker ("": models/ranker.json)
   std::string csv;                     // --csv FILE
 };
 
@@ -106,8 +108,16 @@ ScheduleSet parse_schedule_set(std::string spec, const RunOptions& o) {
 // how many of the chosen programs are expert programs.
 std::vector<std::string> tlm_schedules(const Partition& p, const HardwareInfo& hw,
                                        const std::string& model_path, const std::string& label,
-                                       const std::string& mode) {
-  const ZeroShotOptions zo = zero_shot_mode(mode);
+                                       const std::string& mode, const std::string& ranker_path) {
+  ZeroShotOptions zo = zero_shot_mode(mode);
+  const std::unique_ptr<Ranker> ranker = load_zero_shot_ranker(zo, ranker_path);
+  zo.ranker = ranker.get();
+  if (ranker) {
+    int seen = 0;
+    for (const Task& t : p.tasks) seen += ranker->task_hashes().count(hex_hash(t.sub.key)) ? 1 : 0;
+    std::printf("%s: %d of %zu tasks were among the ranker's training tasks\n", label.c_str(),
+                seen, p.tasks.size());
+  }
   set_model_threads(compute_threads());
   TlmModel m = load_model_or_default(model_path);
   std::set<std::string> learned;
@@ -138,10 +148,11 @@ std::vector<std::string> tlm_schedules(const Partition& p, const HardwareInfo& h
 }
 
 // Fills set.best: written by the model, or read from the records.
-void choose_schedules(ScheduleSet& set, const Partition& p, const HardwareInfo& hw) {
+void choose_schedules(ScheduleSet& set, const Partition& p, const HardwareInfo& hw,
+                      const std::string& ranker_path) {
   const double t0 = now_s();
   if (set.kind == ScheduleSet::Model) {
-    set.best = tlm_schedules(p, hw, set.path, set.label, set.zero_shot);
+    set.best = tlm_schedules(p, hw, set.path, set.label, set.zero_shot, ranker_path);
     std::printf("%s: %zu schedules written in %.1f s (no measurement)\n", set.label.c_str(),
                 set.best.size(), now_s() - t0);
   } else if (set.kind == ScheduleSet::Records) {
@@ -294,7 +305,7 @@ int run_run(const RunOptions& o) {
               describe_inputs(g).c_str(), g.nodes.size(), p.tasks.size(), p.instances.size());
   std::fflush(stdout);
   const HardwareInfo hw = detect_hardware();
-  for (ScheduleSet& s : sets) choose_schedules(s, p, hw);
+  for (ScheduleSet& s : sets) choose_schedules(s, p, hw, o.ranker_path);
 
   for (ScheduleSet& s : sets) {
     CompileOptions co;
@@ -405,9 +416,12 @@ Command add_run_command(CLI::App& app) {
                   "how model sets choose each task's program without measurement: greedy (the "
                   "model's greedy decoding), ranked (the most likely, as the model scores whole "
                   "programs, among its 4-wide beam and the expert programs), experts (only the "
-                  "expert programs, ranked by the model)")
+                  "expert programs, ranked by the model), ranker (the greedy program, the expert "
+                  "programs and 32 samples, ranked by the zero-shot ranker, --ranker)")
       ->capture_default_str()
-      ->check(CLI::IsMember({"greedy", "ranked", "experts"}));
+      ->check(CLI::IsMember({"greedy", "ranked", "experts", "ranker"}));
+  cmd->add_option("--ranker", o->ranker_path,
+                  "the zero-shot ranker of mode ranker (default: the shipped models/ranker.json)");
   cmd->add_option("--model", o->model_path,
                   "the checkpoint of the `tlm` schedule set (default: models/tlm.ckpt)");
   cmd->add_option("--csv", o->csv,

@@ -79,9 +79,13 @@ Command add_tune_command(CLI::App& app) {
                   "tlm with --trials-per-task 0: how each task's program is chosen (greedy: the "
                   "model's greedy decoding; ranked: the most likely, as the model scores whole "
                   "programs, among its 4-wide beam and the expert programs; experts: only the "
-                  "expert programs, ranked by the model)")
+                  "expert programs, ranked by the model; ranker: the greedy program, the "
+                  "expert programs and 32 samples, ranked by the zero-shot ranker, --ranker)")
       ->capture_default_str()
-      ->check(CLI::IsMember({"greedy", "ranked", "experts"}));
+      ->check(CLI::IsMember({"greedy", "ranked", "experts", "ranker"}));
+  cmd->add_option("--ranker", o->tune.ranker_path,
+                  "the zero-shot ranker of --zero-shot ranker (default: the shipped "
+                  "models/ranker.json)");
   cmd->add_option("--records", o->tune.records_path,
                   "JSON-lines records file: appended to, and read to resume")
       ->required();

@@ -40,8 +40,6 @@ TlmModel load_tlm_model(const std::string& path) {
   return m;
 }
 
-namespace {
-// models/FILE beside the executable's build directory or in the source tree; "" when absent.
 std::string shipped_path(const char* file) {
   std::vector<std::string> candidates;
   char exe[PATH_MAX];
@@ -59,7 +57,6 @@ std::string shipped_path(const char* file) {
     if (exists(c)) return c;
   return "";
 }
-}  // namespace
 
 std::string default_model_path() { return shipped_path("tlm.ckpt"); }
 std::string default_base_path() { return shipped_path("tlm-base.ckpt"); }

@@ -10,6 +10,7 @@
 //                          ../models) or the source tree; "" when there is none
 //   default_base_path()    the same for the pre-trained base (models/tlm-base.ckpt), which
 //                          fine-tuning always starts from
+//   shipped_path(file)     models/FILE found the same way (models/ranker.json, ...)
 //   kRetrainHint           what to run when a checkpoint no longer matches the language
 //   finetuned_task_hashes()  the tasks a fine-tuned checkpoint learned from (hex_hash of their
 //                          keys, support/hash.h); false for a checkpoint that does not list them
@@ -36,6 +37,7 @@ struct TlmModel {
 
 TlmModel load_tlm_model(const std::string& path);
 std::string default_model_path();
+std::string shipped_path(const char* file);
 std::string default_base_path();
 // `path` if given, else the shipped checkpoint; UserError when neither exists.
 TlmModel load_model_or_default(const std::string& path);

@@ -83,7 +83,10 @@ size_t feature_count(const TaskSpace& space) {
   return n;
 }
 
-std::vector<float> program_features(const TaskSpace& space, const Program& p) {
+namespace {
+
+// The slot pass: every slot's row adds its numbers; lv/rlv hold the tiled stage's levels.
+FeatureState walk_slots(const TaskSpace& space, const Program& p) {
   TLM_CHECK(p.values.size() == program_length(space))
       << "program_features: " << p.values.size() << " values";
   FeatureState st;
@@ -102,8 +105,12 @@ std::vector<float> program_features(const TaskSpace& space, const Program& p) {
     step_row(s.kind).features(s, &p.values[k], st);
     k += s.arity;
   }
+  return st;
+}
 
-  std::vector<float>& f = st.f;
+// The kDerived quantities of the tiled stage's tiling, appended to *f.
+void append_derived(const TaskSpace& space, const FeatureState& st, std::vector<float>* f) {
+  const SpaceStage& tst = space.stages.at(st.tiled_stage);
   float level[4] = {0, 0, 0, 0}, rlevel[2] = {0, 0};
   for (const auto& l : st.lv)
     for (int i = 0; i < 4; i++) level[i] += l[i];
@@ -122,12 +129,80 @@ std::vector<float> program_features(const TaskSpace& space, const Program& p) {
   if (st.vec_var >= 0 && st.vec_var < (int)st.lv.size())
     vec = std::min(st.lv[st.vec_var][3], lg((double)tst.lanes));
   const float bytes = 2;  // log2(4): f32 elements
-  f.insert(f.end(),
-           {level[0], level[1], level[2], level[3], rlevel[0], rlevel[1], par, (float)st.parallel,
-            vec, lg(1.0 + (double)st.unroll), (float)st.packs, level[3] + rlevel[1],
-            level[1] + level[2] + level[3] + bytes, level[2] + level[3] + bytes, level[3] + bytes});
-  TLM_CHECK(f.size() == feature_count(space)) << "feature count " << f.size();
+  f->insert(f->end(),
+            {level[0], level[1], level[2], level[3], rlevel[0], rlevel[1], par,
+             (float)st.parallel, vec, lg(1.0 + (double)st.unroll), (float)st.packs,
+             level[3] + rlevel[1], level[1] + level[2] + level[3] + bytes,
+             level[2] + level[3] + bytes, level[3] + bytes});
+}
+
+}  // namespace
+
+std::vector<float> program_features(const TaskSpace& space, const Program& p) {
+  FeatureState st = walk_slots(space, p);
+  append_derived(space, st, &st.f);
+  TLM_CHECK(st.f.size() == feature_count(space)) << "feature count " << st.f.size();
   return std::move(st.f);
+}
+
+std::vector<float> cross_task_features(const TaskSpace& space, const Program& p,
+                                       const HardwareInfo& hw) {
+  const FeatureState st = walk_slots(space, p);
+  const SpaceStage& tst = space.stages.at(st.tiled_stage);
+  std::vector<float> f;
+  f.reserve(kCrossTaskFeatures);
+  // The machine.
+  f.insert(f.end(), {lg((double)tst.lanes), (float)hw.cores, hw.isa == "avx512" ? 1.f : 0.f});
+  // The task.
+  double spatial = 1, reduction = 1;
+  for (int64_t e : tst.extents) spatial *= (double)e;
+  for (int64_t e : tst.rextents) reduction *= (double)e;
+  const int epilogue = space.rule == SpaceRule::TiledAnchor ? st.stages - 1 - space.anchor : 0;
+  const int operands = space.rule == SpaceRule::TiledAnchor ? (int)tst.operands.size() : 0;
+  f.insert(f.end(), {space.rule == SpaceRule::TiledAnchor ? 1.f : 0.f, (float)st.stages,
+                     (float)tst.extents.size(), (float)tst.rextents.size(), lg(spatial),
+                     lg(reduction), lg(spatial) + lg(reduction), (float)epilogue,
+                     (float)operands});
+  // Per var of the tiled stage (Halide order, innermost first): its extent and its levels;
+  // per reduction dim: its extent and its two levels. Missing dims are zeros.
+  for (int i = 0; i < kCrossTaskVars; i++) {
+    if (i < (int)tst.extents.size()) {
+      f.push_back(lg((double)tst.extents[i]));
+      f.insert(f.end(), st.lv[i].begin(), st.lv[i].end());
+    } else {
+      f.insert(f.end(), {0, 0, 0, 0, 0});
+    }
+  }
+  for (int j = 0; j < kCrossTaskRdims; j++) {
+    if (j < (int)tst.rextents.size()) {
+      f.push_back(lg((double)tst.rextents[j]));
+      f.insert(f.end(), st.rlv[j].begin(), st.rlv[j].end());
+    } else {
+      f.insert(f.end(), {0, 0, 0});
+    }
+  }
+  append_derived(space, st, &f);
+  // The tiled stage's categorical decisions: where its accumulator is computed, its loop order,
+  // its first three operands' packing; the padding waste, the largest rfactor, the vector var.
+  float compute_at = -1, order = -1, pad_waste = 0, rfactor = 0;
+  float packs[3] = {0, 0, 0};
+  int npack = 0;
+  size_t k = 0;
+  for (const Slot& s : space.slots) {
+    const int64_t v = p.values[k];
+    if (s.stage == st.tiled_stage) {
+      if (s.kind == StepKind::ComputeAt && compute_at < 0) compute_at = (float)v;
+      if (s.kind == StepKind::Order && order < 0) order = (float)v;
+      if (s.kind == StepKind::Pack && npack < 3) packs[npack++] = (float)v;
+    }
+    if (s.kind == StepKind::Pad) pad_waste += (float)(round_up(s.extent, v) - s.extent) / (float)s.extent;
+    if (s.kind == StepKind::RFactor) rfactor = std::max(rfactor, lg(1.0 + (double)v));
+    k += s.arity;
+  }
+  f.insert(f.end(), {compute_at, order, packs[0], packs[1], packs[2], pad_waste, rfactor,
+                     (float)st.vec_var});
+  TLM_CHECK(f.size() == (size_t)kCrossTaskFeatures) << "cross-task features " << f.size();
+  return f;
 }
 
 }  // namespace tlm

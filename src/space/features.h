@@ -10,6 +10,14 @@
 //                               block's multiply-adds (S3 x R1) and the output tile footprints
 //                               of levels 1..3 in bytes.
 //   feature_count(space)        their number (constant per task)
+//   cross_task_features(space, p, hw)  a vector of the same length for every task and machine
+//                               (kCrossTaskFeatures), for a model trained across tasks (the
+//                               zero-shot ranker, tune/ranker.h): the machine (vector lanes,
+//                               cores, AVX-512), the task's shape (rule, stages, log2 extents of
+//                               the tiled stage's vars and reduction dims, the epilogue), the
+//                               program's levels per var and per reduction dim, the derived
+//                               quantities above and the tiled stage's categorical decisions
+//                               (compute level, loop order, packing, padding waste, rfactor).
 //
 // Ansor (and TenSet) featurize the lowered loop nest instead; the decisions determine that nest,
 // so their values plus these few products carry the same information for a per-task model.
@@ -26,5 +34,14 @@ constexpr int kFeaturesVersion = 1;
 
 std::vector<float> program_features(const TaskSpace& space, const Program& p);
 size_t feature_count(const TaskSpace& space);
+
+// Vars and reduction dims of the tiled stage the cross-task vector describes (more are left
+// out; no task of the zoo has more); its length.
+constexpr int kCrossTaskVars = 6, kCrossTaskRdims = 4;
+// Bump when a cross-task feature changes meaning: saved rankers record it and are refused.
+constexpr int kCrossTaskFeaturesVersion = 1;
+constexpr int kCrossTaskFeatures = 3 + 9 + 5 * kCrossTaskVars + 3 * kCrossTaskRdims + 15 + 8;
+std::vector<float> cross_task_features(const TaskSpace& space, const Program& p,
+                                       const HardwareInfo& hw);
 
 }  // namespace tlm

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "support/error.h"
+#include "tune/ranker.h"
 
 namespace tlm {
 namespace {
@@ -123,6 +124,8 @@ ZeroShotOptions zero_shot_mode(const std::string& name) {
     o.beam = 4, o.experts = true;
   } else if (name == "experts") {
     o.beam = 0, o.experts = true;
+  } else if (name == "ranker") {
+    o.beam = 1, o.experts = true, o.rank = true, o.samples = 32;
   } else {
     TLM_USER_CHECK(false) << "'" << name << "' is not a zero-shot mode: " << kZeroShotModes;
   }
@@ -155,11 +158,37 @@ std::vector<ZeroShotChoice> zero_shot_candidates(const LanguageModel& m, const T
   std::vector<double> lp;
   score_programs(m, tok, printer, extra, &lp);
   for (size_t i = 0; i < extra.size(); i++) out.push_back({std::move(extra[i]), lp[i], true});
+  if (o.samples > 0) {  // the model's samples found neither by the beam nor among the experts
+    GenerateOptions g;
+    g.n = o.samples;
+    g.seed = o.seed;
+    for (GeneratedProgram& c : generate_programs(m, tok, printer, g))
+      if (!beam_values.count(c.program.values) && !expert_values.count(c.program.values))
+        out.push_back({std::move(c.program), c.logprob, false});
+  }
   // Most likely first; ties keep the order above (the beam's, then the experts' own order).
   std::stable_sort(out.begin(), out.end(), [](const ZeroShotChoice& a, const ZeroShotChoice& b) {
     return a.logprob > b.logprob;
   });
+  if (o.rank) {
+    TLM_CHECK(o.ranker) << "zero-shot mode ranker without a ranker";
+    std::vector<Program> ps;
+    for (const ZeroShotChoice& c : out) ps.push_back(c.program);
+    const std::vector<float> s = o.ranker->score(printer.space(), hw, ps);
+    for (size_t i = 0; i < out.size(); i++) out[i].score = s[i];
+    std::stable_sort(out.begin(), out.end(), [](const ZeroShotChoice& a, const ZeroShotChoice& b) {
+      return a.score > b.score;
+    });
+  }
   return out;
+}
+
+std::unique_ptr<Ranker> load_zero_shot_ranker(const ZeroShotOptions& o, const std::string& path) {
+  if (!o.rank) return nullptr;
+  const std::string p = path.empty() ? default_ranker_path() : path;
+  TLM_USER_CHECK(!p.empty()) << "zero-shot mode ranker: no ranker: pass --ranker FILE.json, or "
+                                "train one (`tlm ranker train`) and place it at models/ranker.json";
+  return std::make_unique<Ranker>(Ranker::load(p));
 }
 
 ZeroShotChoice zero_shot_program(const LanguageModel& m, const Tokenizer& tok,

@@ -28,10 +28,17 @@ namespace tlm {
 // Candidates of the zero-measurement choice. Greedy decoding alone can mix decisions of different
 // demonstrations into a program none of them was (measured: 100x slower GEMMs); ranking whole
 // programs, expert ones among them, keeps the choice among coherent programs.
+class Ranker;
 struct ZeroShotOptions {
   // Defaults: the "experts" mode.
   int beam = 0;         // the model's own candidates: beam search of this width (0: none)
   bool experts = true;  // add expert_programs(space, hw) (tiled tasks)
+  // Order the candidates by the zero-shot ranker (tune/ranker.h: a cost model trained across
+  // the training tasks) instead of by the model's likelihood; `ranker` must then be set.
+  bool rank = false;
+  const Ranker* ranker = nullptr;
+  int samples = 0;    // add this many of the model's sampled programs (distinct; seeded)
+  uint64_t seed = 0;  // their seed: the same task, model and seed give the same programs
 };
 struct LmSearchOptions {
   double temperature = 1.0;
@@ -58,17 +65,24 @@ struct ZeroShotChoice {
   Program program;
   double logprob = 0;
   bool expert = false;  // one of the expert programs
+  double score = 0;     // the ranker's (o.rank), else 0
 };
 // The named modes (--zero-shot): "experts" (the default: only the expert programs, ranked by the
 // model; greedy for tasks without any), "greedy" (beam 1, no experts: the model alone, decision
-// by decision), "ranked" (beam 4 + experts). Measured on the held-out models (BENCHMARKS.md):
-// experts >> ranked ~ greedy; the beam's own programs outscore the experts but run slower.
-// UserError on another name.
+// by decision), "ranked" (beam 4 + experts), "ranker" (the greedy program + the experts
+// and 32 of the model's samples, ordered by the zero-shot ranker; the caller loads it,
+// load_zero_shot_ranker). Measured on the held-out
+// models (BENCHMARKS.md): experts >> ranked ~ greedy; the beam's own programs outscore the
+// experts but run slower. UserError on another name.
 ZeroShotOptions zero_shot_mode(const std::string& name);
-inline const char* kZeroShotModes = "greedy, ranked or experts";
+inline const char* kZeroShotModes = "greedy, ranked, experts or ranker";
+// The ranker a mode needs: null unless o.rank; then the one at `path` ("" = the shipped
+// models/ranker.json; UserError when there is none or it does not load).
+std::unique_ptr<Ranker> load_zero_shot_ranker(const ZeroShotOptions& o, const std::string& path);
 
-// Every candidate (the beam's programs, then the expert programs it did not find), scored by the
-// model, most likely first; never empty (a task without expert programs gets the greedy program
+// Every candidate (the beam's programs, the expert programs it did not find, the samples it did
+// not find), scored by the
+// model, most likely first (with o.rank: the ranker's best first, ties by likelihood); never empty (a task without expert programs gets the greedy program
 // even with beam 0).
 std::vector<ZeroShotChoice> zero_shot_candidates(const LanguageModel& m, const Tokenizer& tok,
                                                  const TaskPrinter& printer,

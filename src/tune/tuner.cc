@@ -21,6 +21,7 @@
 #include "support/clock.h"
 #include "support/progress.h"
 #include "support/threads.h"
+#include "tune/ranker.h"
 
 namespace tlm {
 namespace {
@@ -224,14 +225,17 @@ void autoschedule(Run& run) {
 // (tune/lm_search.h), compiled into the model in step 5 unmeasured (and verified there with the
 // whole model).
 void zero_shot(Run& run) {
-  const ZeroShotOptions zo = zero_shot_mode(run.o.zero_shot);
+  ZeroShotOptions zo = zero_shot_mode(run.o.zero_shot);
+  const std::unique_ptr<Ranker> ranker = load_zero_shot_ranker(zo, run.o.ranker_path);
+  zo.ranker = ranker.get();
   ProgressLine progress(run.o.progress, "tune tlm (no measurement)", (int64_t)run.tasks.size());
   int64_t done = 0;
   for (TaskRun& t : run.tasks) {
     ZeroShotChoice c = zero_shot_program(*run.lm.lm, run.lm.tok, *t.harness->printer, run.hw, zo);
     t.result.best_sentence = t.harness->printer->text(c.program);
-    t.result.note = std::string(c.expert ? "expert program" : "model's program") +
-                    " chosen by the model (" + run.o.zero_shot + "), not measured";
+    t.result.note = std::string(c.expert ? "expert program" : "model's program") + " chosen by " +
+                    (zo.rank ? "the ranker" : "the model") + " (" + run.o.zero_shot +
+                    "), not measured";
     progress.update(++done, "task " + std::to_string(t.result.task_id) + " " + t.result.kind);
   }
   progress.finish();

@@ -64,6 +64,7 @@ struct TuneOptions {
   std::string model_path;     // `tlm`, `tlm-evolutionary`: the checkpoint ("": the shipped one)
   LmSearchOptions lm_search;  // `tlm`, `tlm-evolutionary`: sampling
   std::string zero_shot = "experts";  // `tlm` with no measurement: zero_shot_mode()
+  std::string ranker_path;            // its ranker (mode "ranker"; "": models/ranker.json)
   SchedulerOptions scheduler;
   bool progress = true;  // progress line on stderr
   // End to end: compile the model with the best programs, verify, time. model_inputs are the

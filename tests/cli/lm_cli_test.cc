@@ -257,6 +257,21 @@ TEST(LmCli, LoopSurvivesKillAndFinetuneLearnsFromItsRecords) {
   EXPECT_EQ(csv_text.rfind("task,kind,instances,schedules,ms,speedup_over_default\n", 0), 0u)
       << csv_text;
   EXPECT_NE(csv_text.find("\ne2e,model,1,rec,"), std::string::npos) << csv_text;
+  // The zero-shot ranker learns from the same records and chooses a model set's programs.
+  const std::string rk = dir() + "/ranker.json";
+  Result tr = run_tlm("ranker train --records " + loop + "/records.jsonl -o " + rk +
+                      " --rounds 5 --validate-every 0");
+  ASSERT_EQ(tr.code, 0) << tr.output;
+  EXPECT_NE(tr.output.find("wrote " + rk), std::string::npos) << tr.output;
+  Result ev = run_tlm("ranker eval --ranker " + rk + " --records " + loop + "/records.jsonl");
+  EXPECT_EQ(ev.code, 0) << ev.output;
+  EXPECT_TRUE(std::regex_search(ev.output, std::regex("eval: [1-9][0-9]* tasks;.* ranker [01]\\.")))
+      << ev.output;
+  Result ranked = run_tlm("run bert-tiny:seq=16 --threads 1 --repeat 2 --schedules rk=" + ft +
+                          "@ranker --ranker " + rk);
+  EXPECT_EQ(ranked.code, 0) << ranked.output;
+  EXPECT_NE(ranked.output.find("rk: zero-shot mode ranker"), std::string::npos) << ranked.output;
+  EXPECT_NE(ranked.output.find("verify (rk schedules): PASS"), std::string::npos) << ranked.output;
   Result untrained = run_tlm("run bert-tiny:seq=16 --repeat 2 --schedules base=" + base);
   EXPECT_NE(untrained.output.find("does not list the tasks it was fine-tuned on"),
             std::string::npos) << untrained.output;
@@ -303,6 +318,23 @@ TEST(LmCli, LoopSurvivesKillAndFinetuneLearnsFromItsRecords) {
     EXPECT_EQ(x->output.find("internal error"), std::string::npos) << x->output;
     EXPECT_EQ(x->output.find("Aborted"), std::string::npos) << x->output;
   }
+}
+
+TEST(LmCli, RankerBadInputIsOneMessage) {
+  const std::string empty = dir() + "/empty.jsonl";
+  std::ofstream(empty) << "";
+  Result r = run_tlm("ranker train --records " + empty + " -o " + empty + ".json");
+  EXPECT_EQ(r.code, 1) << r.output;
+  EXPECT_NE(r.output.find("no task has two measured programs"), std::string::npos) << r.output;
+  r = run_tlm("ranker train --records " + empty + " -o out.txt");
+  EXPECT_EQ(r.code, 1) << r.output;
+  EXPECT_NE(r.output.find(".json"), std::string::npos) << r.output;
+  r = run_tlm("ranker eval --ranker " + empty + " --records " + empty);
+  EXPECT_EQ(r.code, 1) << r.output;
+  EXPECT_NE(r.output.find("ranker " + empty), std::string::npos) << r.output;
+  r = run_tlm("run bert-tiny:seq=16 --repeat 1 --schedules tlm@ranker --ranker " + empty);
+  EXPECT_EQ(r.code, 1) << r.output;
+  EXPECT_NE(r.output.find("ranker " + empty), std::string::npos) << r.output;
 }
 
 }  // namespace

@@ -1,0 +1,232 @@
+// The zero-shot ranker (tune/ranker.h): cross-task features have one length for every task and
+// machine; records become per-(task, machine) groups (distinct programs, best median, failures
+// kept as 0, held-out tasks and foreign sentences left out); a ranker trained on groups whose
+// speed follows a known rule learns it for a task it never saw; it saves and loads with the same
+// scores and refuses damaged or foreign files; the "ranker" zero-shot mode puts the ranker's
+// favourite first. Synthetic latencies: what is tested is the plumbing and the learning, not a
+// machine.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <random>
+
+#include "fixtures/task_cases.h"
+#include "fixtures/tiny_base.h"
+#include "space/features.h"
+#include "support/error.h"
+#include "support/hash.h"
+#include "tune/lm_search.h"
+#include "tune/ranker.h"
+
+namespace tlm::testing_tune {
+namespace {
+
+HardwareInfo avx512() {
+  return parse_hardware_key("isa=avx512,cores=2,vec=16,l1=32k,l2=1m,l3=32m");
+}
+
+// A synthetic "machine" for the learning tests: a program's latency is decided by its
+// parallel and vector decisions (the derived features), the same rule on every task.
+double fake_latency(const TaskSpace& space, const Program& p, const HardwareInfo& hw) {
+  std::vector<float> f = cross_task_features(space, p, hw);
+  const size_t derived = 3 + 9 + 5 * kCrossTaskVars + 3 * kCrossTaskRdims;
+  const float par = f[derived + 7], vec = f[derived + 8], unroll = f[derived + 9];
+  return 1e-3 / (1.0 + 2.0 * (par > 0) + vec + 0.1 * unroll);
+}
+
+// Records of n sampled programs of a task with fake latencies (every 7th an error).
+std::vector<MeasureRecord> fake_records(const TaskHarness& h, int n, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<MeasureRecord> out;
+  for (int i = 0; i < n; i++) {
+    Program p = sample_program(h.space, rng);
+    MeasureRecord r;
+    r.task_key = h.sub.key;
+    r.task_kind = h.sub.kind;
+    r.hardware = h.hardware_key;
+    r.sentence = h.printer->text(p);
+    r.strategy = "random";
+    if (i % 7 == 6) {
+      r.error = "CompileError";
+    } else {
+      r.median_s = fake_latency(h.space, p, h.hw);
+      r.latencies_s = {r.median_s};
+    }
+    out.push_back(r);
+  }
+  return out;
+}
+
+TEST(Ranker, CrossTaskFeaturesHaveOneLength) {
+  const HardwareInfo hw = avx512();
+  std::mt19937_64 rng(1);
+  for (const Graph& g : {matmul_graph(), conv_graph()}) {
+    auto h = make_task_harness(only_task(g), hw, "unit");
+    for (int i = 0; i < 5; i++) {
+      std::vector<float> f = cross_task_features(h->space, sample_program(h->space, rng), hw);
+      ASSERT_EQ(f.size(), (size_t)kCrossTaskFeatures);
+      for (float v : f) EXPECT_TRUE(std::isfinite(v));
+    }
+  }
+  // A Rows task (global average pool) too.
+  Partition p = partition_graph(tiny_model());
+  for (const Task& t : p.tasks) {
+    auto h = make_task_harness(t.sub, hw, "unit");
+    EXPECT_EQ(cross_task_features(h->space, sample_program(h->space, rng), hw).size(),
+              (size_t)kCrossTaskFeatures);
+  }
+}
+
+TEST(Ranker, RecordsBecomeGroupsOfDistinctPrograms) {
+  const HardwareInfo hw = avx512();
+  auto mm = make_task_harness(only_task(matmul_graph()), hw, "unit");
+  auto cv = make_task_harness(only_task(conv_graph()), hw, "unit");
+  std::vector<MeasureRecord> recs = fake_records(*mm, 10, 1);
+  // The first program measured again, faster: the group keeps its best median.
+  MeasureRecord again = recs[0];
+  again.median_s = recs[0].median_s / 2;
+  recs.push_back(again);
+  // An autoscheduler marker (not a sentence of ours) and a held-out task's records.
+  MeasureRecord marker = recs[1];
+  marker.sentence = "halide-adams2019";
+  recs.push_back(marker);
+  std::vector<MeasureRecord> conv = fake_records(*cv, 4, 2);
+  recs.insert(recs.end(), conv.begin(), conv.end());
+
+  RankerData d = ranker_data(recs, {cv->sub.key});
+  EXPECT_EQ(d.records, (int64_t)recs.size());
+  EXPECT_EQ(d.excluded, 4);
+  EXPECT_EQ(d.skipped, 1);
+  ASSERT_EQ(d.groups.size(), 1u);
+  const RankerGroup& g = d.groups[0];
+  EXPECT_EQ(g.task_key, mm->sub.key);
+  EXPECT_EQ(g.hardware, mm->hardware_key);
+  std::set<std::string> distinct;
+  for (int i = 0; i < 10; i++) distinct.insert(recs[i].sentence);
+  ASSERT_EQ(g.sentences.size(), distinct.size());
+  EXPECT_EQ(g.sentences[0], recs[0].sentence);
+  EXPECT_DOUBLE_EQ(g.median_s[0], recs[0].median_s / 2);
+  for (size_t i = 0; i < g.sentences.size(); i++) {
+    EXPECT_EQ(g.x[i].size(), (size_t)kCrossTaskFeatures);
+    if (g.sentences[i] == recs[6].sentence && recs[6].sentence != recs[0].sentence) {
+      EXPECT_EQ(g.median_s[i], 0) << "the error record is a failure";
+    }
+  }
+}
+
+TEST(Ranker, LearnsARuleAndRanksATaskItNeverSaw) {
+  const HardwareInfo hw = avx512();
+  auto mm = make_task_harness(only_task(matmul_graph()), hw, "unit");
+  auto cv = make_task_harness(only_task(conv_graph()), hw, "unit");
+  // Several "tasks": the same subgraph on machines with other keys would mix latencies, so the
+  // groups are one per seed under distinct hardware keys of the same machine kind.
+  std::vector<MeasureRecord> train;
+  for (int s = 0; s < 6; s++) {
+    std::vector<MeasureRecord> r = fake_records(*mm, 40, 10 + s);
+    for (MeasureRecord& x : r) x.hardware += ",cpu=fake-" + std::to_string(s);
+    train.insert(train.end(), r.begin(), r.end());
+  }
+  RankerData d = ranker_data(train, {});
+  ASSERT_EQ(d.groups.size(), 6u);
+  std::vector<const RankerGroup*> groups;
+  for (const RankerGroup& g : d.groups) groups.push_back(&g);
+  RankerOptions o;
+  o.rounds = 60;
+  Ranker r = Ranker::train(groups, o);
+
+  // The convolution was never seen; the rule is the same.
+  RankerData test = ranker_data(fake_records(*cv, 60, 99), {});
+  ASSERT_EQ(test.groups.size(), 1u);
+  RankerEval e = evaluate_ranker(&r, {&test.groups[0]});
+  EXPECT_EQ(e.groups, 1);
+  EXPECT_GT(e.ranker, e.average + 0.1) << "the ranker's choice is no better than an average one";
+  EXPECT_GE(e.ranker, 0.8);
+
+  // Without a ranker only the baselines are filled in.
+  RankerEval b = evaluate_ranker(nullptr, {&test.groups[0]});
+  EXPECT_EQ(b.ranker, 0);
+  EXPECT_DOUBLE_EQ(b.average, e.average);
+}
+
+TEST(Ranker, NothingToCompareIsAUserError) {
+  auto mm = make_task_harness(only_task(matmul_graph()), avx512(), "unit");
+  RankerData d = ranker_data(fake_records(*mm, 1, 1), {});
+  std::vector<const RankerGroup*> groups;
+  for (const RankerGroup& g : d.groups) groups.push_back(&g);
+  EXPECT_THROW(Ranker::train(groups, {}), UserError);
+  EXPECT_THROW(Ranker::train({}, {}), UserError);
+}
+
+TEST(Ranker, SavesAndLoadsAndRefusesForeignFiles) {
+  auto mm = make_task_harness(only_task(matmul_graph()), avx512(), "unit");
+  RankerData d = ranker_data(fake_records(*mm, 30, 3), {});
+  RankerOptions o;
+  o.rounds = 10;
+  Ranker r = Ranker::train({&d.groups[0]}, o);
+  TempFile f("ranker");
+  const std::string path = f.path() + ".json";
+  r.save(path);
+  Ranker back = Ranker::load(path);
+  EXPECT_EQ(back.score(d.groups[0].x), r.score(d.groups[0].x));
+  EXPECT_EQ(back.trained_on(), r.trained_on());
+  EXPECT_EQ(back.task_hashes(), std::set<std::string>{hex_hash(mm->sub.key)});
+
+  // Another features version: one message saying so.
+  std::ifstream in(path);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string key = "\"tlm_features_version\":\"" + std::to_string(kCrossTaskFeaturesVersion);
+  ASSERT_NE(text.find(key), std::string::npos);
+  std::string other = text;
+  other.replace(other.find(key), key.size(), "\"tlm_features_version\":\"999");
+  std::ofstream(path) << other;
+  try {
+    Ranker::load(path);
+    ADD_FAILURE() << "another features version loaded";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("features version 999"), std::string::npos) << e.what();
+  }
+  // Damaged, cut short, missing, not .json.
+  std::ofstream(path) << text.substr(0, text.size() / 2);
+  EXPECT_THROW(Ranker::load(path), UserError);
+  std::ofstream(path) << "{\"learner\": 1}";
+  EXPECT_THROW(Ranker::load(path), UserError);
+  std::remove(path.c_str());
+  EXPECT_THROW(Ranker::load(path), UserError);
+  EXPECT_THROW(Ranker::load(f.path()), UserError);
+}
+
+TEST(Ranker, ZeroShotModeRankerPutsItsFavouriteFirst) {
+  TinyModel m(5);
+  const HardwareInfo hw = avx512();
+  auto h = make_task_harness(only_task(conv_graph()), hw, "unit");
+  RankerData d = ranker_data(fake_records(*h, 40, 5), {});
+  RankerOptions o;
+  o.rounds = 20;
+  Ranker r = Ranker::train({&d.groups[0]}, o);
+  ZeroShotOptions zo = zero_shot_mode("ranker");
+  EXPECT_TRUE(zo.rank);
+  zo.ranker = &r;
+  std::vector<ZeroShotChoice> c = zero_shot_candidates(*m.lm, m.tok, *h->printer, hw, zo);
+  // The greedy program and every expert program, the ranker's scores descending.
+  const std::vector<Program> experts = expert_programs(h->space, hw);
+  std::set<std::vector<int64_t>> all;
+  for (const ZeroShotChoice& x : c) all.insert(x.program.values);
+  for (const Program& e : experts) EXPECT_TRUE(all.count(e.values));
+  EXPECT_TRUE(all.count(most_likely_program(*m.lm, m.tok, *h->printer).values));
+  std::vector<Program> ps;
+  for (const ZeroShotChoice& x : c) ps.push_back(x.program);
+  std::vector<float> s = r.score(h->space, hw, ps);
+  for (size_t i = 0; i < c.size(); i++) {
+    EXPECT_FLOAT_EQ(c[i].score, s[i]);
+    if (i > 0) {
+      EXPECT_GE(c[i - 1].score, c[i].score);
+    }
+  }
+  // Without a ranker the mode cannot run; the loader says where one is expected.
+  EXPECT_EQ(load_zero_shot_ranker(zero_shot_mode("experts"), "nope.json"), nullptr);
+  EXPECT_THROW(load_zero_shot_ranker(zo, "/nonexistent/ranker.json"), UserError);
+}
+
+}  // namespace
+}  // namespace tlm::testing_tune
