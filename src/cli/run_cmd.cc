@@ -53,7 +53,7 @@ struct RunOptions {
   double rtol = 1e-3;
   std::vector<std::string> schedules;  // schedule sets beside the default ones (see the top)
   std::string model_path;              // the `tlm` set's checkpoint ("": the shipped one)
-  std::string zero_shot = "experts";   // how model sets choose programs (tune/lm_search.h)
+  std::string zero_shot = "ranker";    // how model sets choose programs (tune/lm_search.h)
   std::string ranker_path;             // mode ranker's ranker ("": models/ranker.json)
   std::string csv;                     // --csv FILE
 };
@@ -413,11 +413,12 @@ Command add_run_command(CLI::App& app) {
                   "machine); a model set may end in @MODE (its --zero-shot mode)")
       ->delimiter(',');
   cmd->add_option("--zero-shot", o->zero_shot,
-                  "how model sets choose each task's program without measurement: greedy (the "
-                  "model's greedy decoding), ranked (the most likely, as the model scores whole "
-                  "programs, among its 4-wide beam and the expert programs), experts (only the "
-                  "expert programs, ranked by the model), ranker (the greedy program, the expert "
-                  "programs and 32 samples, ranked by the zero-shot ranker, --ranker)")
+                  "how model sets choose each task's program without measurement: ranker (the "
+                  "model's greedy program, the expert programs and 32 of its samples, ranked by "
+                  "the zero-shot ranker, --ranker), experts (only the expert programs, ranked by "
+                  "the model), greedy (the model's greedy decoding), ranked (the most likely, as "
+                  "the model scores whole programs, among its 4-wide beam and the expert "
+                  "programs)")
       ->capture_default_str()
       ->check(CLI::IsMember({"greedy", "ranked", "experts", "ranker"}));
   cmd->add_option("--ranker", o->ranker_path,

@@ -76,11 +76,12 @@ Command add_tune_command(CLI::App& app) {
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
   cmd->add_option("--zero-shot", o->tune.zero_shot,
-                  "tlm with --trials-per-task 0: how each task's program is chosen (greedy: the "
-                  "model's greedy decoding; ranked: the most likely, as the model scores whole "
-                  "programs, among its 4-wide beam and the expert programs; experts: only the "
-                  "expert programs, ranked by the model; ranker: the greedy program, the "
-                  "expert programs and 32 samples, ranked by the zero-shot ranker, --ranker)")
+                  "tlm with --trials-per-task 0: how each task's program is chosen (ranker: the "
+                  "model's greedy program, the expert programs and 32 of its samples, ranked by "
+                  "the zero-shot ranker, --ranker; experts: only the expert programs, ranked by "
+                  "the model; greedy: the model's greedy decoding; ranked: the most likely, as "
+                  "the model scores whole programs, among its 4-wide beam and the expert "
+                  "programs)")
       ->capture_default_str()
       ->check(CLI::IsMember({"greedy", "ranked", "experts", "ranker"}));
   cmd->add_option("--ranker", o->tune.ranker_path,

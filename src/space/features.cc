@@ -201,6 +201,31 @@ std::vector<float> cross_task_features(const TaskSpace& space, const Program& p,
   }
   f.insert(f.end(), {compute_at, order, packs[0], packs[1], packs[2], pad_waste, rfactor,
                      (float)st.vec_var});
+  // The other stages (a Rows task's reductions and shared producers, a tiled task's epilogue):
+  // where they are computed (a histogram of their levels), whether their reductions are
+  // vectorized or rfactored, their largest unroll, and the reductions' number and largest size.
+  float levels[4] = {0, 0, 0, 0}, vectorized = 0, scalar = 0, rfactored = 0, unroll = 0;
+  float reductions = 0, largest = 0;
+  for (int i = 0; i < st.stages; i++) {
+    const SpaceStage& ss = space.stages[i];
+    if (i == st.tiled_stage || ss.rextents.empty()) continue;
+    double r = 1;
+    for (int64_t e : ss.rextents) r *= (double)e;
+    reductions += 1;
+    largest = std::max(largest, lg(r));
+  }
+  k = 0;
+  for (const Slot& s : space.slots) {
+    const int64_t v = p.values[k];
+    k += s.arity;
+    if (s.stage == st.tiled_stage) continue;
+    if (s.kind == StepKind::ComputeAt) levels[std::min<int64_t>(std::max<int64_t>(v, 0), 3)] += 1;
+    if (s.kind == StepKind::Vectorize) (v >= 0 ? vectorized : scalar) += 1;
+    if (s.kind == StepKind::RFactor) rfactored += v > 0;
+    if (s.kind == StepKind::Unroll) unroll = std::max(unroll, lg(1.0 + (double)v));
+  }
+  f.insert(f.end(), {levels[0], levels[1], levels[2], levels[3], vectorized, scalar, rfactored,
+                     unroll, reductions, largest});
   TLM_CHECK(f.size() == (size_t)kCrossTaskFeatures) << "cross-task features " << f.size();
   return f;
 }

@@ -17,7 +17,9 @@
 //                               the tiled stage's vars and reduction dims, the epilogue), the
 //                               program's levels per var and per reduction dim, the derived
 //                               quantities above and the tiled stage's categorical decisions
-//                               (compute level, loop order, packing, padding waste, rfactor).
+//                               (compute level, loop order, packing, padding waste, rfactor),
+//                               and the other stages' (where reductions and shared producers
+//                               are computed, vectorized or rfactored reductions, their sizes).
 //
 // Ansor (and TenSet) featurize the lowered loop nest instead; the decisions determine that nest,
 // so their values plus these few products carry the same information for a per-task model.
@@ -39,8 +41,8 @@ size_t feature_count(const TaskSpace& space);
 // out; no task of the zoo has more); its length.
 constexpr int kCrossTaskVars = 6, kCrossTaskRdims = 4;
 // Bump when a cross-task feature changes meaning: saved rankers record it and are refused.
-constexpr int kCrossTaskFeaturesVersion = 1;
-constexpr int kCrossTaskFeatures = 3 + 9 + 5 * kCrossTaskVars + 3 * kCrossTaskRdims + 15 + 8;
+constexpr int kCrossTaskFeaturesVersion = 2;  // 2: the other stages' decisions
+constexpr int kCrossTaskFeatures = 3 + 9 + 5 * kCrossTaskVars + 3 * kCrossTaskRdims + 15 + 8 + 10;
 std::vector<float> cross_task_features(const TaskSpace& space, const Program& p,
                                        const HardwareInfo& hw);
 

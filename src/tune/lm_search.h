@@ -30,7 +30,7 @@ namespace tlm {
 // programs, expert ones among them, keeps the choice among coherent programs.
 class Ranker;
 struct ZeroShotOptions {
-  // Defaults: the "experts" mode.
+  // Defaults: the "experts" mode (the CLI default is "ranker": zero_shot_mode()).
   int beam = 0;         // the model's own candidates: beam search of this width (0: none)
   bool experts = true;  // add expert_programs(space, hw) (tiled tasks)
   // Order the candidates by the zero-shot ranker (tune/ranker.h: a cost model trained across
@@ -67,13 +67,13 @@ struct ZeroShotChoice {
   bool expert = false;  // one of the expert programs
   double score = 0;     // the ranker's (o.rank), else 0
 };
-// The named modes (--zero-shot): "experts" (the default: only the expert programs, ranked by the
+// The named modes (--zero-shot): "ranker" (the default of `tlm run` and `tlm tune`: the greedy
+// program, the expert programs and 32 of the model's samples, ordered by the zero-shot ranker;
+// the caller loads it, load_zero_shot_ranker), "experts" (only the expert programs, ranked by the
 // model; greedy for tasks without any), "greedy" (beam 1, no experts: the model alone, decision
-// by decision), "ranked" (beam 4 + experts), "ranker" (the greedy program + the experts
-// and 32 of the model's samples, ordered by the zero-shot ranker; the caller loads it,
-// load_zero_shot_ranker). Measured on the held-out
-// models (BENCHMARKS.md): experts >> ranked ~ greedy; the beam's own programs outscore the
-// experts but run slower. UserError on another name.
+// by decision), "ranked" (beam 4 + experts). Measured on the held-out models (BENCHMARKS.md):
+// ranker > experts >> ranked ~ greedy; the beam's own programs outscore the experts in the
+// model's likelihood but run slower. UserError on another name.
 ZeroShotOptions zero_shot_mode(const std::string& name);
 inline const char* kZeroShotModes = "greedy, ranked, experts or ranker";
 // The ranker a mode needs: null unless o.rank; then the one at `path` ("" = the shipped

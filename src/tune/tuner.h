@@ -63,7 +63,7 @@ struct TuneOptions {
   EvolutionOptions evolution;
   std::string model_path;     // `tlm`, `tlm-evolutionary`: the checkpoint ("": the shipped one)
   LmSearchOptions lm_search;  // `tlm`, `tlm-evolutionary`: sampling
-  std::string zero_shot = "experts";  // `tlm` with no measurement: zero_shot_mode()
+  std::string zero_shot = "ranker";  // `tlm` with no measurement: zero_shot_mode()
   std::string ranker_path;            // its ranker (mode "ranker"; "": models/ranker.json)
   SchedulerOptions scheduler;
   bool progress = true;  // progress line on stderr
