@@ -37,15 +37,17 @@ struct ZeroShotOptions {
   // the training tasks) instead of by the model's likelihood; `ranker` must then be set.
   bool rank = false;
   const Ranker* ranker = nullptr;
-  int samples = 0;    // add this many of the model's sampled programs (distinct; seeded)
+  int samples = 0;    // tasks without expert programs: add this many of the model's sampled
+                      // programs (distinct; seeded)
   uint64_t seed = 0;  // their seed: the same task, model and seed give the same programs
 };
 struct LmSearchOptions {
   double temperature = 1.0;
   int top_k = 0;
   int batch = 16;  // sequences decoded together
-  // A task's first proposals: its zero-shot candidates in the model's order (the greedy program
-  // and the expert programs), then samples.
+  // A task's first proposals: its zero-shot candidates in their order (by default the greedy
+  // program and the expert programs in the model's; `tlm tune` passes its --zero-shot mode,
+  // with the ranker), then samples.
   ZeroShotOptions first{1, true};
 };
 
@@ -68,7 +70,8 @@ struct ZeroShotChoice {
   double score = 0;     // the ranker's (o.rank), else 0
 };
 // The named modes (--zero-shot): "ranker" (the default of `tlm run` and `tlm tune`: the greedy
-// program, the expert programs and 32 of the model's samples, ordered by the zero-shot ranker;
+// program, the expert programs (tasks without any: 32 of the model's samples), ordered by the
+// zero-shot ranker;
 // the caller loads it, load_zero_shot_ranker), "experts" (only the expert programs, ranked by the
 // model; greedy for tasks without any), "greedy" (beam 1, no experts: the model alone, decision
 // by decision), "ranked" (beam 4 + experts). Measured on the held-out models (BENCHMARKS.md):

@@ -57,6 +57,12 @@ struct Run {
   std::vector<TaskRun> tasks;
   std::unique_ptr<RecordWriter> writer;
   TlmModel lm;  // the language model of `tlm` and `tlm-evolutionary`
+  // Their zero-shot choice (--zero-shot, with its ranker): what `tlm` with no measurement
+  // compiles, and what both measure first (lm_search.first: the same candidates in the same
+  // order, the model's greedy program always among them).
+  std::unique_ptr<Ranker> ranker;
+  ZeroShotOptions zero;
+  LmSearchOptions lm_search;
   TuneReport report;
 
   Run(const TuneOptions& opts, const StrategyInfo& s) : o(opts), strategy(s) {}
@@ -128,9 +134,9 @@ void prepare_tasks(Run& run, const Partition& p) {
 // Step 3 (search strategies): scheduler + policy until the budget is spent.
 std::unique_ptr<SearchPolicy> make_policy(const Run& run) {
   if (run.strategy.name == "random") return make_random_search();
-  if (run.strategy.name == "tlm") return make_lm_search(*run.lm.lm, run.lm.tok, run.o.lm_search);
+  if (run.strategy.name == "tlm") return make_lm_search(*run.lm.lm, run.lm.tok, run.lm_search);
   if (run.strategy.name == "tlm-evolutionary")
-    return make_tlm_evolutionary_search(*run.lm.lm, run.lm.tok, run.o.lm_search, run.o.evolution);
+    return make_tlm_evolutionary_search(*run.lm.lm, run.lm.tok, run.lm_search, run.o.evolution);
   if (run.strategy.name == "expert-evolutionary")
     return make_expert_evolutionary_search(run.o.evolution);
   return make_evolutionary_search(run.o.evolution);
@@ -225,9 +231,7 @@ void autoschedule(Run& run) {
 // (tune/lm_search.h), compiled into the model in step 5 unmeasured (and verified there with the
 // whole model).
 void zero_shot(Run& run) {
-  ZeroShotOptions zo = zero_shot_mode(run.o.zero_shot);
-  const std::unique_ptr<Ranker> ranker = load_zero_shot_ranker(zo, run.o.ranker_path);
-  zo.ranker = ranker.get();
+  const ZeroShotOptions& zo = run.zero;
   ProgressLine progress(run.o.progress, "tune tlm (no measurement)", (int64_t)run.tasks.size());
   int64_t done = 0;
   for (TaskRun& t : run.tasks) {
@@ -411,8 +415,9 @@ const std::vector<StrategyInfo>& strategies() {
          "(register-blocked, written without measurement; no language model)"},
         {"tlm", StrategyKind::Search,
          "programs written by the tensor language model (--model, default the shipped one): "
-         "first its greedy program and the expert programs in the order it scores them, then "
-         "samples; --trials-per-task 0: the zero-shot program (--zero-shot), no measurement"},
+         "first its zero-shot candidates in the --zero-shot mode's order (default: its greedy "
+         "program and the expert programs (else 32 samples) as the zero-shot ranker orders them), "
+         "then samples; --trials-per-task 0: the zero-shot program, no measurement"},
         {"tlm-evolutionary", StrategyKind::Search,
          "evolutionary search seeded with the language model's programs, the model also "
          "completing mutated parents (the paper's TLM-Ansor; --model as for tlm)"},
@@ -451,6 +456,12 @@ TuneReport tune_model(const Graph& g, const Partition& p, const TuneOptions& o) 
   if (run.strategy.name == "tlm" || run.strategy.name == "tlm-evolutionary") {
     set_model_threads(compute_threads());
     run.lm = load_model_or_default(o.model_path);
+    run.zero = zero_shot_mode(o.zero_shot);
+    run.ranker = load_zero_shot_ranker(run.zero, o.ranker_path);
+    run.zero.ranker = run.ranker.get();
+    run.lm_search = o.lm_search;
+    run.lm_search.first = run.zero;
+    run.lm_search.first.beam = std::max(run.zero.beam, 1);
   }
   load_existing(run);
   prepare_tasks(run, p);

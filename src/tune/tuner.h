@@ -62,9 +62,12 @@ struct TuneOptions {
   MeasureOptions measure;
   EvolutionOptions evolution;
   std::string model_path;     // `tlm`, `tlm-evolutionary`: the checkpoint ("": the shipped one)
-  LmSearchOptions lm_search;  // `tlm`, `tlm-evolutionary`: sampling
-  std::string zero_shot = "ranker";  // `tlm` with no measurement: zero_shot_mode()
-  std::string ranker_path;            // its ranker (mode "ranker"; "": models/ranker.json)
+  LmSearchOptions lm_search;  // `tlm`, `tlm-evolutionary`: sampling (`first` is zero_shot's)
+  // `tlm` with no measurement: the program chosen (zero_shot_mode()); `tlm` and
+  // `tlm-evolutionary` measure the same candidates first, in the mode's order (plus the greedy
+  // program when the mode has none)
+  std::string zero_shot = "ranker";
+  std::string ranker_path;  // its ranker (mode "ranker"; "": models/ranker.json)
   SchedulerOptions scheduler;
   bool progress = true;  // progress line on stderr
   // End to end: compile the model with the best programs, verify, time. model_inputs are the

@@ -223,6 +223,28 @@ TEST(Ranker, ZeroShotModeRankerPutsItsFavouriteFirst) {
       EXPECT_GE(c[i - 1].score, c[i].score);
     }
   }
+  // A task without expert programs (the global average pool of tiny_model) gets the greedy
+  // program and the model's samples as candidates, the same for the same seed.
+  Partition p = partition_graph(tiny_model());
+  bool rows_seen = false;
+  for (const Task& t : p.tasks) {
+    auto ht = make_task_harness(t.sub, hw, "unit");
+    if (!expert_programs(ht->space, hw).empty()) continue;
+    rows_seen = true;
+    std::vector<ZeroShotChoice> a = zero_shot_candidates(*m.lm, m.tok, *ht->printer, hw, zo);
+    std::vector<ZeroShotChoice> b = zero_shot_candidates(*m.lm, m.tok, *ht->printer, hw, zo);
+    EXPECT_GT(a.size(), 1u) << "no samples for task " << t.id;
+    ASSERT_EQ(a.size(), b.size());
+    for (size_t i = 0; i < a.size(); i++) {
+      EXPECT_EQ(a[i].program, b[i].program);
+      EXPECT_FALSE(a[i].expert);
+      EXPECT_TRUE(is_valid_program(ht->space, a[i].program));
+    }
+  }
+  EXPECT_TRUE(rows_seen) << "tiny_model has no task without expert programs";
+  // Tasks with expert programs get no samples: the greedy program and the experts only.
+  EXPECT_LE(c.size(), experts.size() + 1);
+
   // Without a ranker the mode cannot run; the loader says where one is expected.
   EXPECT_EQ(load_zero_shot_ranker(zero_shot_mode("experts"), "nope.json"), nullptr);
   EXPECT_THROW(load_zero_shot_ranker(zo, "/nonexistent/ranker.json"), UserError);
