@@ -120,27 +120,36 @@ Command add_generate_command(CLI::App& app) {
                   "task id (`tlm extract MODEL` lists them), or all (every task of the model; "
                   "with --expert, tasks without expert programs write nothing)")
       ->required();
-  cmd->add_option("-n", o->gen.n, "distinct programs to write")
+  CLI::Option* n = cmd->add_option("-n", o->gen.n, "distinct programs to write")
       ->capture_default_str()
       ->check(CLI::Range(1, 1000000));
-  cmd->add_option("--model", o->checkpoint,
-                  "language-model checkpoint (default: the shipped models/tlm.ckpt)");
-  cmd->add_option("--batch", o->gen.batch, "sequences decoded together")
+  CLI::Option* model = cmd->add_option(
+      "--model", o->checkpoint, "language-model checkpoint (default: the shipped models/tlm.ckpt)");
+  CLI::Option* batch = cmd->add_option("--batch", o->gen.batch, "sequences decoded together")
       ->capture_default_str()
       ->check(CLI::Range(1, 4096));
-  cmd->add_option("--temperature", o->gen.temperature, "sampling temperature")
+  CLI::Option* temperature =
+      cmd->add_option("--temperature", o->gen.temperature, "sampling temperature")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
-  cmd->add_option("--top-k", o->gen.top_k, "sample among the k most likely values (0: all)")
+  CLI::Option* top_k =
+      cmd->add_option("--top-k", o->gen.top_k, "sample among the k most likely values (0: all)")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
-  cmd->add_option("--beam", o->gen.beam,
+  CLI::Option* beam = cmd->add_option("--beam", o->gen.beam,
                   "beam search of this width instead of sampling (1: greedy, the most likely "
                   "program)")
       ->check(CLI::Range(1, 4096));
+  // The expert programs are a fixed list: the model's flags would be silently ignored.
   cmd->add_flag("--expert", o->expert,
-               "print the space's expert programs (register-blocked, written without the model "
-               "or measurement) instead of the model's");
+                "print the space's expert programs (register-blocked, written without the model "
+                "or measurement) instead of the model's")
+      ->excludes(n)
+      ->excludes(model)
+      ->excludes(batch)
+      ->excludes(temperature)
+      ->excludes(top_k)
+      ->excludes(beam);
   cmd->add_option("--hardware", o->hardware, "hardware key to write for (default: this machine)");
   cmd->add_option("-o,--out", o->out, "write the sentences to this file instead of stdout");
   return {cmd, [o] { return run_generate(*o); }};

@@ -109,6 +109,10 @@ TEST(LmCli, TrainGenerateAndTuneWithoutMeasurement) {
   Result none = run_tlm("generate bert-tiny:seq=16 --task 99 --expert");
   EXPECT_EQ(none.code, 1) << none.output;
   EXPECT_NE(none.output.find("no task '99'"), std::string::npos) << none.output;
+  // The expert programs are a fixed list: the model's flags are refused, not ignored.
+  Result with_n = run_tlm("generate bert-tiny:seq=16 --task all --expert -n 3");
+  EXPECT_EQ(with_n.code, 1) << with_n.output;
+  EXPECT_NE(with_n.output.find("excludes"), std::string::npos) << with_n.output;
 
   Result t = run_tlm("tune bert-tiny:seq=16 --strategy tlm --trials-per-task 0 --model " + ckpt +
                      " --records " + dir() + "/zero.jsonl --quiet");

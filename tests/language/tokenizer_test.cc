@@ -110,7 +110,8 @@ TEST(Tokenizer, TotalOnEveryZooAndHeldOutTask) {
 }
 
 TEST(Tokenizer, BigValuesSpellRelativeToTheRest) {
-  Slot s{StepKind::Tile};
+  Slot s;
+  s.kind = StepKind::Tile;
   s.extent = 50257;  // 29 x 1733
   s.arity = 3;
   EXPECT_EQ(value_token(s, nullptr, 0, 50257), "/1");
@@ -126,7 +127,8 @@ TEST(Tokenizer, BigValuesSpellRelativeToTheRest) {
   int64_t first = 29;
   EXPECT_EQ(value_token(s, &first, 1, 1733), "/1");
   // Both the factor and the quotient above 999: the rank among the divisors.
-  Slot big{StepKind::Tile};
+  Slot big;
+  big.kind = StepKind::Tile;
   big.extent = 1024 * 2048;
   big.arity = 1;
   std::string tok = value_token(big, nullptr, 0, 2048);

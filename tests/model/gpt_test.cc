@@ -231,11 +231,15 @@ TEST(GPT, InitIsDeterministicAndNanoGPTScaled) {
     return std::sqrt(s / v.size());
   };
   for (const NamedTensor& t : pa) {
-    if (t.name == "wte.weight" || t.name.find("c_fc.weight") != std::string::npos)
+    if (t.name == "wte.weight" || t.name.find("c_fc.weight") != std::string::npos) {
       EXPECT_NEAR(stddev(t.data), 0.02, 0.002) << t.name;
-    if (t.name.find("c_proj.weight") != std::string::npos)
+    }
+    if (t.name.find("c_proj.weight") != std::string::npos) {
       EXPECT_NEAR(stddev(t.data), 0.01, 0.001) << t.name;  // 0.02 / sqrt(2 * 2 layers)
-    if (t.name.find("ln_") != std::string::npos) EXPECT_EQ(stddev(t.data), 1.0) << t.name;
+    }
+    if (t.name.find("ln_") != std::string::npos) {
+      EXPECT_EQ(stddev(t.data), 1.0) << t.name;
+    }
   }
 }
 

@@ -215,7 +215,9 @@ TEST(Space, SamplingPrefersUnpaddedExtents) {
   ASSERT_EQ(first_pad.size(), options);  // every option reached
   EXPECT_NEAR(first_pad[1] / double(n), 0.75, 0.04);
   for (const auto& [m, count] : first_pad)
-    if (m != 1) EXPECT_NEAR(count / double(n), 0.25 / (options - 1), 0.03) << "pad " << m;
+    if (m != 1) {
+      EXPECT_NEAR(count / double(n), 0.25 / (options - 1), 0.03) << "pad " << m;
+    }
 }
 
 TEST(Space, ZooTaskSpacesAreLarge) {
