@@ -2,44 +2,16 @@
 // of rounds.
 #include "tune/cost_model.h"
 
-#include <xgboost/c_api.h>
-
 #include <algorithm>
 #include <cmath>
 #include <string>
 
 #include "support/error.h"
+#include "tune/xgb.h"
 
 namespace tlm {
-namespace {
 
-void xgb_check(int rc, const char* what) {
-  TLM_CHECK(rc == 0) << "XGBoost " << what << ": " << XGBGetLastError();
-}
-
-// Owns a DMatrix built from rows of equal length.
-class Matrix {
- public:
-  Matrix(const std::vector<std::vector<float>>& x, size_t columns) {
-    std::vector<float> flat;
-    flat.reserve(x.size() * columns);
-    for (const std::vector<float>& row : x) {
-      TLM_CHECK(row.size() == columns)
-          << "feature row of " << row.size() << ", expected " << columns;
-      flat.insert(flat.end(), row.begin(), row.end());
-    }
-    xgb_check(XGDMatrixCreateFromMat_omp(flat.data(), x.size(), columns, NAN, &h_, 1), "DMatrix");
-  }
-  ~Matrix() { XGDMatrixFree(h_); }
-  Matrix(const Matrix&) = delete;
-  Matrix& operator=(const Matrix&) = delete;
-  DMatrixHandle get() const { return h_; }
-
- private:
-  DMatrixHandle h_ = nullptr;
-};
-
-}  // namespace
+using xgb::Matrix;
 
 CostModel::CostModel(CostModelOptions o) : o_(o) {}
 
@@ -54,10 +26,10 @@ void CostModel::fit(const std::vector<std::vector<float>>& x, const std::vector<
   booster_ = nullptr;
   columns_ = x[0].size();
   Matrix m(x, columns_);
-  xgb_check(XGDMatrixSetFloatInfo(m.get(), "label", y.data(), y.size()), "labels");
+  xgb::check(XGDMatrixSetFloatInfo(m.get(), "label", y.data(), y.size()), "labels");
   DMatrixHandle dm = m.get();
   BoosterHandle b = nullptr;
-  xgb_check(XGBoosterCreate(&dm, 1, &b), "booster");
+  xgb::check(XGBoosterCreate(&dm, 1, &b), "booster");
   booster_ = b;
   const std::pair<const char*, std::string> params[] = {
       {"objective", "reg:squarederror"},
@@ -68,8 +40,8 @@ void CostModel::fit(const std::vector<std::vector<float>>& x, const std::vector<
       {"verbosity", "0"},
       {"seed", std::to_string(o_.seed)},
   };
-  for (const auto& [k, v] : params) xgb_check(XGBoosterSetParam(b, k, v.c_str()), k);
-  for (int i = 0; i < o_.rounds; i++) xgb_check(XGBoosterUpdateOneIter(b, i, dm), "update");
+  for (const auto& [k, v] : params) xgb::check(XGBoosterSetParam(b, k, v.c_str()), k);
+  for (int i = 0; i < o_.rounds; i++) xgb::check(XGBoosterUpdateOneIter(b, i, dm), "update");
 }
 
 std::vector<float> CostModel::predict(const std::vector<std::vector<float>>& x) const {
@@ -78,7 +50,7 @@ std::vector<float> CostModel::predict(const std::vector<std::vector<float>>& x) 
   Matrix m(x, columns_);
   bst_ulong n = 0;
   const float* out = nullptr;
-  xgb_check(XGBoosterPredict(booster_, m.get(), 0, 0, 0, &n, &out), "predict");
+  xgb::check(XGBoosterPredict(booster_, m.get(), 0, 0, 0, &n, &out), "predict");
   TLM_CHECK(n == x.size()) << "XGBoost returned " << n << " predictions for " << x.size();
   return std::vector<float>(out, out + n);
 }

@@ -2,8 +2,6 @@
 // one query group per (task, machine), saved as XGBoost JSON whose attributes say what it is.
 #include "tune/ranker.h"
 
-#include <xgboost/c_api.h>
-
 #include <algorithm>
 #include <cmath>
 #include <fstream>
@@ -16,41 +14,16 @@
 #include "space/features.h"
 #include "support/error.h"
 #include "support/hash.h"
+#include "tune/xgb.h"
 
 namespace tlm {
 namespace {
 
-void xgb_check(int rc, const char* what) {
-  TLM_CHECK(rc == 0) << "XGBoost " << what << ": " << XGBGetLastError();
-}
-
-class Matrix {
+// A dense DMatrix of cross-task feature rows.
+class Matrix : public xgb::Matrix {
  public:
-  explicit Matrix(const std::vector<std::vector<float>>& x) {
-    std::vector<float> flat;
-    flat.reserve(x.size() * kCrossTaskFeatures);
-    for (const std::vector<float>& row : x) {
-      TLM_CHECK(row.size() == (size_t)kCrossTaskFeatures) << "ranker row of " << row.size();
-      flat.insert(flat.end(), row.begin(), row.end());
-    }
-    xgb_check(XGDMatrixCreateFromMat_omp(flat.data(), x.size(), kCrossTaskFeatures, NAN, &h_, 1),
-              "DMatrix");
-  }
-  ~Matrix() { XGDMatrixFree(h_); }
-  Matrix(const Matrix&) = delete;
-  Matrix& operator=(const Matrix&) = delete;
-  DMatrixHandle get() const { return h_; }
-
- private:
-  DMatrixHandle h_ = nullptr;
+  explicit Matrix(const std::vector<std::vector<float>>& x) : xgb::Matrix(x, kCrossTaskFeatures) {}
 };
-
-// XGBoost's messages end in a stack trace: the first line says it.
-std::string first_line(const char* msg) {
-  std::string s = msg ? msg : "";
-  const size_t nl = s.find('\n');
-  return nl == std::string::npos ? s : s.substr(0, nl);
-}
 
 constexpr const char* kKindAttr = "tlm_kind";
 constexpr const char* kKindValue = "zero-shot ranker";
@@ -170,11 +143,11 @@ Ranker Ranker::train(const std::vector<const RankerGroup*>& groups, const Ranker
   TLM_USER_CHECK(!sizes.empty()) << "ranker: no task has two measured programs to compare ("
                                  << groups.size() << " task-machine groups)";
   Matrix m(x);
-  xgb_check(XGDMatrixSetFloatInfo(m.get(), "label", y.data(), y.size()), "labels");
-  xgb_check(XGDMatrixSetUIntInfo(m.get(), "group", sizes.data(), sizes.size()), "groups");
+  xgb::check(XGDMatrixSetFloatInfo(m.get(), "label", y.data(), y.size()), "labels");
+  xgb::check(XGDMatrixSetUIntInfo(m.get(), "group", sizes.data(), sizes.size()), "groups");
   Ranker r;
   DMatrixHandle dm = m.get();
-  xgb_check(XGBoosterCreate(&dm, 1, &r.booster_), "booster");
+  xgb::check(XGBoosterCreate(&dm, 1, &r.booster_), "booster");
   const std::pair<const char*, std::string> params[] = {
       {"objective", "rank:pairwise"},
       {"max_depth", std::to_string(o.max_depth)},
@@ -183,8 +156,8 @@ Ranker Ranker::train(const std::vector<const RankerGroup*>& groups, const Ranker
       {"verbosity", "0"},
       {"seed", std::to_string(o.seed)},
   };
-  for (const auto& [k, v] : params) xgb_check(XGBoosterSetParam(r.booster_, k, v.c_str()), k);
-  for (int i = 0; i < o.rounds; i++) xgb_check(XGBoosterUpdateOneIter(r.booster_, i, dm), "update");
+  for (const auto& [k, v] : params) xgb::check(XGBoosterSetParam(r.booster_, k, v.c_str()), k);
+  for (int i = 0; i < o.rounds; i++) xgb::check(XGBoosterUpdateOneIter(r.booster_, i, dm), "update");
   r.task_hashes_.clear();
   r.trained_on_ = std::to_string(sizes.size()) + " groups, " + std::to_string(x.size()) + " programs";
   std::set<std::string> tasks;  // what the held-out check reads back (task_hashes())
@@ -200,7 +173,7 @@ Ranker Ranker::train(const std::vector<const RankerGroup*>& groups, const Ranker
       {"tlm_trained_on", r.trained_on_},
       {"tlm_task_hashes", joined},
   };
-  for (const auto& [k, v] : attrs) xgb_check(XGBoosterSetAttr(r.booster_, k, v.c_str()), k);
+  for (const auto& [k, v] : attrs) xgb::check(XGBoosterSetAttr(r.booster_, k, v.c_str()), k);
   return r;
 }
 
@@ -217,10 +190,10 @@ Ranker Ranker::load(const std::string& path) {
   TLM_USER_CHECK(path.size() > 5 && path.compare(path.size() - 5, 5, ".json") == 0)
       << "ranker " << path << ": expected a .json file written by `tlm ranker train`";
   Ranker r;
-  xgb_check(XGBoosterCreate(nullptr, 0, &r.booster_), "booster");
+  xgb::check(XGBoosterCreate(nullptr, 0, &r.booster_), "booster");
   TLM_USER_CHECK(XGBoosterLoadModel(r.booster_, path.c_str()) == 0)
       << "ranker " << path << ": not a readable XGBoost model (damaged file?): "
-      << first_line(XGBGetLastError());
+      << xgb::first_line(XGBGetLastError());
   TLM_USER_CHECK(get_attr(r.booster_, kKindAttr) == kKindValue)
       << "ranker " << path << ": an XGBoost model, but not one written by `tlm ranker train`";
   const auto need = [&](const char* key, int want, const char* what) {
@@ -232,7 +205,7 @@ Ranker Ranker::load(const std::string& path) {
   need("tlm_ranker_format", kRankerFormat, "file format");
   need("tlm_features_version", kCrossTaskFeaturesVersion, "features version");
   need("tlm_language_version", kLanguageVersion, "tensor-language version");
-  xgb_check(XGBoosterSetParam(r.booster_, "nthread", "1"), "nthread");
+  xgb::check(XGBoosterSetParam(r.booster_, "nthread", "1"), "nthread");
   r.trained_on_ = get_attr(r.booster_, "tlm_trained_on");
   std::stringstream ss(get_attr(r.booster_, "tlm_task_hashes"));
   for (std::string h; std::getline(ss, h, ',');)
@@ -246,7 +219,7 @@ std::vector<float> Ranker::score(const std::vector<std::vector<float>>& x) const
   Matrix m(x);
   bst_ulong n = 0;
   const float* out = nullptr;
-  xgb_check(XGBoosterPredict(booster_, m.get(), 0, 0, 0, &n, &out), "predict");
+  xgb::check(XGBoosterPredict(booster_, m.get(), 0, 0, 0, &n, &out), "predict");
   TLM_CHECK(n == x.size()) << "XGBoost returned " << n << " scores for " << x.size();
   return std::vector<float>(out, out + n);
 }
