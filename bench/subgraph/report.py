@@ -35,8 +35,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 RESULTS = os.path.join(HERE, "..", "results", "subgraph")  # --out / OUT replace it
 TASKS = os.path.join(HERE, "tasks.txt")  # --tasks / TASKS replace it
 KS = [1, 10, 64, 200]
-ORDER = ["random", "evolutionary", "tlm", "tlm-evolutionary", "halide-mullapudi2016",
-         "halide-li2018", "halide-adams2019"]
+ORDER = ["random", "evolutionary", "expert-evolutionary", "tlm", "tlm-evolutionary",
+         "halide-mullapudi2016", "halide-li2018", "halide-adams2019"]
 
 
 def read_tasks():
