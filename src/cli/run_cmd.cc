@@ -103,6 +103,13 @@ ScheduleSet parse_schedule_set(std::string spec, const RunOptions& o) {
   return s;
 }
 
+// How many of the model's tasks are among `hashes` (hex_hash of task keys): the held-out check.
+int tasks_among(const Partition& p, const std::set<std::string>& hashes) {
+  int seen = 0;
+  for (const Task& t : p.tasks) seen += hashes.count(hex_hash(t.sub.key)) ? 1 : 0;
+  return seen;
+}
+
 // Per task, the language model's zero-shot program as a sentence (tune's zero-shot strategy).
 // Says how many of the tasks the model was fine-tuned on (none, for a held-out workload) and
 // how many of the chosen programs are expert programs.
@@ -112,20 +119,15 @@ std::vector<std::string> tlm_schedules(const Partition& p, const HardwareInfo& h
   ZeroShotOptions zo = zero_shot_mode(mode);
   const std::unique_ptr<Ranker> ranker = load_zero_shot_ranker(zo, ranker_path);
   zo.ranker = ranker.get();
-  if (ranker) {
-    int seen = 0;
-    for (const Task& t : p.tasks) seen += ranker->task_hashes().count(hex_hash(t.sub.key)) ? 1 : 0;
+  if (ranker)
     std::printf("%s: %d of %zu tasks were among the ranker's training tasks\n", label.c_str(),
-                seen, p.tasks.size());
-  }
+                tasks_among(p, ranker->task_hashes()), p.tasks.size());
   set_model_threads(compute_threads());
   TlmModel m = load_model_or_default(model_path);
   std::set<std::string> learned;
   if (finetuned_task_hashes(m, &learned)) {
-    int seen = 0;
-    for (const Task& t : p.tasks) seen += learned.count(hex_hash(t.sub.key)) ? 1 : 0;
     std::printf("%s: %d of %zu tasks were among the model's fine-tuning demonstrations\n",
-                label.c_str(), seen, p.tasks.size());
+                label.c_str(), tasks_among(p, learned), p.tasks.size());
   } else {
     std::printf("%s: the checkpoint does not list the tasks it was fine-tuned on\n", label.c_str());
   }

@@ -182,29 +182,33 @@ std::vector<float> cross_task_features(const TaskSpace& space, const Program& p,
     }
   }
   append_derived(space, st, &f);
-  // The tiled stage's categorical decisions: where its accumulator is computed, its loop order,
-  // its first three operands' packing; the padding waste, the largest rfactor, the vector var.
+  // One pass over the decisions. The tiled stage's categorical ones: where its accumulator is
+  // computed, its loop order, its first three operands' packing; then the padding waste, the
+  // largest rfactor, the vector var. The other stages' (a Rows task's reductions and shared
+  // producers, a tiled task's epilogue): where they are computed (a histogram of their levels),
+  // whether their reductions are vectorized or rfactored, their largest unroll.
   float compute_at = -1, order = -1, pad_waste = 0, rfactor = 0;
   float packs[3] = {0, 0, 0};
   int npack = 0;
+  float levels[4] = {0, 0, 0, 0}, vectorized = 0, scalar = 0, rfactored = 0, unroll = 0;
   size_t k = 0;
   for (const Slot& s : space.slots) {
     const int64_t v = p.values[k];
+    k += s.arity;
+    if (s.kind == StepKind::Pad) pad_waste += (float)(round_up(s.extent, v) - s.extent) / (float)s.extent;
+    if (s.kind == StepKind::RFactor) rfactor = std::max(rfactor, lg(1.0 + (double)v));
     if (s.stage == st.tiled_stage) {
       if (s.kind == StepKind::ComputeAt && compute_at < 0) compute_at = (float)v;
       if (s.kind == StepKind::Order && order < 0) order = (float)v;
       if (s.kind == StepKind::Pack && npack < 3) packs[npack++] = (float)v;
+      continue;
     }
-    if (s.kind == StepKind::Pad) pad_waste += (float)(round_up(s.extent, v) - s.extent) / (float)s.extent;
-    if (s.kind == StepKind::RFactor) rfactor = std::max(rfactor, lg(1.0 + (double)v));
-    k += s.arity;
+    if (s.kind == StepKind::ComputeAt) levels[std::min<int64_t>(std::max<int64_t>(v, 0), 3)] += 1;
+    if (s.kind == StepKind::Vectorize) (v >= 0 ? vectorized : scalar) += 1;
+    if (s.kind == StepKind::RFactor) rfactored += v > 0;
+    if (s.kind == StepKind::Unroll) unroll = std::max(unroll, lg(1.0 + (double)v));
   }
-  f.insert(f.end(), {compute_at, order, packs[0], packs[1], packs[2], pad_waste, rfactor,
-                     (float)st.vec_var});
-  // The other stages (a Rows task's reductions and shared producers, a tiled task's epilogue):
-  // where they are computed (a histogram of their levels), whether their reductions are
-  // vectorized or rfactored, their largest unroll, and the reductions' number and largest size.
-  float levels[4] = {0, 0, 0, 0}, vectorized = 0, scalar = 0, rfactored = 0, unroll = 0;
+  // The other stages' reductions: their number and largest size.
   float reductions = 0, largest = 0;
   for (int i = 0; i < st.stages; i++) {
     const SpaceStage& ss = space.stages[i];
@@ -214,16 +218,8 @@ std::vector<float> cross_task_features(const TaskSpace& space, const Program& p,
     reductions += 1;
     largest = std::max(largest, lg(r));
   }
-  k = 0;
-  for (const Slot& s : space.slots) {
-    const int64_t v = p.values[k];
-    k += s.arity;
-    if (s.stage == st.tiled_stage) continue;
-    if (s.kind == StepKind::ComputeAt) levels[std::min<int64_t>(std::max<int64_t>(v, 0), 3)] += 1;
-    if (s.kind == StepKind::Vectorize) (v >= 0 ? vectorized : scalar) += 1;
-    if (s.kind == StepKind::RFactor) rfactored += v > 0;
-    if (s.kind == StepKind::Unroll) unroll = std::max(unroll, lg(1.0 + (double)v));
-  }
+  f.insert(f.end(), {compute_at, order, packs[0], packs[1], packs[2], pad_waste, rfactor,
+                     (float)st.vec_var});
   f.insert(f.end(), {levels[0], levels[1], levels[2], levels[3], vectorized, scalar, rfactored,
                      unroll, reductions, largest});
   TLM_CHECK(f.size() == (size_t)kCrossTaskFeatures) << "cross-task features " << f.size();

@@ -19,12 +19,6 @@
 namespace tlm {
 namespace {
 
-// A dense DMatrix of cross-task feature rows.
-class Matrix : public xgb::Matrix {
- public:
-  explicit Matrix(const std::vector<std::vector<float>>& x) : xgb::Matrix(x, kCrossTaskFeatures) {}
-};
-
 constexpr const char* kKindAttr = "tlm_kind";
 constexpr const char* kKindValue = "zero-shot ranker";
 
@@ -142,7 +136,7 @@ Ranker Ranker::train(const std::vector<const RankerGroup*>& groups, const Ranker
   }
   TLM_USER_CHECK(!sizes.empty()) << "ranker: no task has two measured programs to compare ("
                                  << groups.size() << " task-machine groups)";
-  Matrix m(x);
+  xgb::Matrix m(x, kCrossTaskFeatures);
   xgb::check(XGDMatrixSetFloatInfo(m.get(), "label", y.data(), y.size()), "labels");
   xgb::check(XGDMatrixSetUIntInfo(m.get(), "group", sizes.data(), sizes.size()), "groups");
   Ranker r;
@@ -216,7 +210,7 @@ Ranker Ranker::load(const std::string& path) {
 std::vector<float> Ranker::score(const std::vector<std::vector<float>>& x) const {
   TLM_CHECK(booster_) << "score with an untrained ranker";
   if (x.empty()) return {};
-  Matrix m(x);
+  xgb::Matrix m(x, kCrossTaskFeatures);
   bst_ulong n = 0;
   const float* out = nullptr;
   xgb::check(XGBoosterPredict(booster_, m.get(), 0, 0, 0, &n, &out), "predict");
