@@ -88,7 +88,7 @@ int run_generate(GenerateCliOptions& o) {
     TaskSpace space = build_space(lower_subgraph(tasks[0]->sub), hw);
     TLM_USER_CHECK(!expert_programs(space, hw).empty())
         << "generate: task " << o.task << " (" << tasks[0]->sub.kind
-        << ") has no expert programs (only tiled convolutions and matrix products have them)";
+        << ") has no expert programs (its space has a single program)";
   }
   o.gen.seed = o.seed;
   std::unique_ptr<TlmModel> m;

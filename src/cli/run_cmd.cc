@@ -416,7 +416,7 @@ Command add_run_command(CLI::App& app) {
       ->delimiter(',');
   cmd->add_option("--zero-shot", o->zero_shot,
                   "how model sets choose each task's program without measurement: ranker (the "
-                  "model's greedy program and the expert programs (else 32 of its samples), ranked by "
+                  "model's greedy program and the expert programs (and 32 of its samples for untiled tasks), ranked by "
                   "the zero-shot ranker, --ranker), experts (only the expert programs, ranked by "
                   "the model), greedy (the model's greedy decoding), ranked (the most likely, as "
                   "the model scores whole programs, among its 4-wide beam and the expert "

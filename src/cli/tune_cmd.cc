@@ -77,7 +77,7 @@ Command add_tune_command(CLI::App& app) {
       ->check(CLI::PositiveNumber);
   cmd->add_option("--zero-shot", o->tune.zero_shot,
                   "tlm with --trials-per-task 0: how each task's program is chosen (ranker: the "
-                  "model's greedy program and the expert programs (else 32 of its samples), ranked by "
+                  "model's greedy program and the expert programs (and 32 of its samples for untiled tasks), ranked by "
                   "the zero-shot ranker, --ranker; experts: only the expert programs, ranked by "
                   "the model; greedy: the model's greedy decoding; ranked: the most likely, as "
                   "the model scores whole programs, among its 4-wide beam and the expert "

@@ -1,19 +1,28 @@
-// Expert programs: a handful of points of a tiled-anchor task's space written from what fast CPU
-// GEMM and convolution kernels do (GotoBLAS / MLAS register blocking), without measuring.
+// Expert programs: a handful of points of a task's space written from what fast CPU kernels do
+// (GotoBLAS / MLAS register blocking for tiled anchors; the usual vectorized loops for the rest),
+// without measuring.
 //
-// A target is a register block -- `a` vectors of the vectorized var by `r` rows of the row var,
-// a*r accumulators that fit the register file -- plus a panel size, a reduction chunk, the
-// accumulator's level and where each operand is packed. The program is written slot by slot,
-// and at each slot the valid option closest to the target is taken (a tile's three factors are
-// chosen together among every valid chain), so every expert program is a valid point by
+// Tiled anchors. A target is a register block -- `a` vectors of the vectorized var by `r` rows of
+// the row var, a*r accumulators that fit the register file -- plus a panel size, a reduction
+// chunk, the accumulator's level and where each operand is packed. The program is written slot by
+// slot, and at each slot the valid option closest to the target is taken (a tile's three factors
+// are chosen together among every valid chain), so every expert program is a valid point by
 // construction: next_options() is the only source of values, as for sampling and the model.
 //
 // Roles of the anchor's vars (Halide order, innermost first):
 //   matmul / gemm / batch matmul   vectorized var d0 (output columns), row var d1, the rest batch
 //   convolution (N C spatial...)   vectorized var = channels (index rank-2), row var d0 (width),
 //                                  the other spatial vars and the batch in outer tiles
-// Used to seed measurement (the loop's expert pass, `tlm generate --expert`), never as a claim
-// about speed: every expert program is measured and checked like any other.
+//   depthwise convolution          also: vectorized var d0 (width, contiguous in NCHW: no packed
+//                                  copy needed), row var d1 (height), the channels outside
+//
+// Rows tasks (pools, softmax, layer norm, reductions, elementwise): the output's contiguous var
+// vectorized (a few vectors, or the whole row, per tile), enough outer loops parallel, the
+// reductions computed in the tile or at root, vectorized along a pure var or rfactored along
+// their innermost reduction; pure stages read twice computed per tile, the others inlined.
+// Used to seed measurement (the loop's expert pass, `tlm generate --expert`) and as zero-shot
+// candidates, never as a claim about speed: every expert program is measured and checked like
+// any other.
 #include <algorithm>
 #include <cmath>
 #include <functional>
@@ -36,10 +45,12 @@ struct Target {
   int level = 2;         // ComputeAt
   int pack_first = kPackNone, pack_last = kPackS2;
   int64_t unroll = 32;
+  bool scalar = false;   // no register block along the vectorized var (S3 = 1: nothing vectorized)
 };
 
 struct Roles {
   bool conv = false;
+  bool depthwise = false;  // a convolution without a channel reduction (taps only)
   int v = 0;   // vectorized var
   int u = -1;  // row var (-1: none of extent > 1)
 };
@@ -96,7 +107,7 @@ class Writer {
 
   int64_t block(int var) const {
     const int lanes = space_.stages[space_.anchor].lanes;
-    if (var == roles_.v) return (int64_t)t_.a * lanes;
+    if (var == roles_.v) return t_.scalar ? 1 : (int64_t)t_.a * lanes;
     if (var == roles_.u) return t_.r;
     if (roles_.conv && var == roles_.u + 1 && var != roles_.v) return t_.h;
     return 1;
@@ -121,7 +132,9 @@ class Writer {
     const int64_t e = padded_[var], b = block(var);
     if (var == roles_.v) {
       double s2 = std::max<double>(1, (double)t_.panel / (double)b);
-      return {1, s2, (double)b};
+      // Unblocked: the S0 loop short, so that an operand packed there is copied a few times.
+      double s1 = t_.scalar ? std::max<double>(1, (double)e / (8 * s2)) : 1;
+      return {s1, s2, (double)b};
     }
     if (var == roles_.u) {
       double s2 = std::max<double>(1, (double)t_.rows / (double)b);
@@ -205,6 +218,18 @@ Roles roles_of(const TaskSpace& space) {
   if (st.extents[r.v] < 2)
     for (int i = 0; i < n; i++)
       if (i != r.u && st.extents[i] >= 2) r.v = i;
+  // Depthwise: the input-channel reduction (the last rdom dim) has one channel per group.
+  r.depthwise = r.conv && !st.rextents.empty() && st.rextents.back() == 1;
+  return r;
+}
+
+// Depthwise convolution along the width: vectorized var d0, rows d1, the channels outside.
+Roles width_roles(const SpaceStage& st) {
+  Roles r;
+  r.conv = true;
+  r.depthwise = true;
+  r.v = 0;
+  r.u = st.extents.size() > 1 && st.extents[1] > 1 ? 1 : -1;
   return r;
 }
 
@@ -262,6 +287,21 @@ std::vector<Target> targets(const Roles& roles, const SpaceStage& st) {
       out.push_back(t);
     }
   }
+  // A matrix-vector product (one row, e.g. a classifier on a pooled vector): besides the blocks
+  // above, two output columns per step and the reduction innermost in unit steps, not
+  // vectorized -- a weight matrix stored [N, K] is then read along K, where it is contiguous;
+  // the vector packed once per S0 tile (8 of them).
+  if (!roles.conv && roles.u < 0) {
+    Target t;
+    t.scalar = true;
+    t.panel = 2;
+    t.kchunk = 1;
+    t.level = 3;
+    t.pack_first = kPackS0;
+    t.pack_last = kPackNone;
+    t.unroll = 0;
+    out.push_back(t);
+  }
   // Convolutions whose width has no multiple of the block (7, 14, 28): an exact row of width
   // (a divisor) times up to two output rows, so small late-stage feature maps fill the
   // registers without padding; the weights packed once or not at all.
@@ -277,7 +317,125 @@ std::vector<Target> targets(const Roles& roles, const SpaceStage& st) {
       out.push_back(t);
     }
   }
+  // Depthwise: few multiply-adds per loaded value, so a small block of one channel vector by
+  // a row (a divisor of the width) by two output rows, whose 3x3 windows overlap.
+  if (roles.depthwise && roles.u >= 0) {
+    const int r = (int)largest_divisor_upto(st.extents[roles.u], 8);
+    Target t = conv_target(1, r, st.lanes);
+    t.h = 2;
+    t.panel = st.lanes;
+    t.rows = r;
+    out.push_back(t);
+    t.pack_last = kPackNone;
+    out.push_back(t);
+  }
   return out;
+}
+
+// Depthwise along the width (width_roles): one vector of output columns by 4 or 8 rows, the
+// whole width in one tile, nothing packed (the input rows are read where they lie), the taps
+// unrolled.
+std::vector<Target> width_targets() {
+  std::vector<Target> out;
+  for (int r : {4, 8}) {
+    Target t;
+    t.a = 1;
+    t.r = r;
+    t.level = 1;
+    t.panel = int64_t{1} << 20;
+    t.rows = r;
+    t.pack_first = kPackNone;
+    t.pack_last = kPackNone;
+    t.unroll = 128;
+    out.push_back(t);
+  }
+  return out;
+}
+
+// --- Rows tasks.
+struct RowsTarget {
+  bool whole_row = false;   // the vectorized var's whole extent in one tile (else ~4 vectors)
+  int reduce_level = kRowsTile;
+  bool rfactor = false;     // reductions rfactored along their innermost dim instead of
+                            // vectorized along a pure var
+};
+
+// The var vectorized: the contiguous one (d0) unless it is too short, then the first long one.
+int rows_vector_var(const SpaceStage& st) {
+  const int n = (int)st.extents.size();
+  if (n > 0 && st.extents[0] >= 4) return 0;
+  for (int i = 0; i < n; i++)
+    if (st.extents[i] >= st.lanes) return i;
+  int best = -1;
+  for (int i = 0; i < n; i++)
+    if (st.extents[i] >= 2 && (best < 0 || st.extents[i] > st.extents[best])) best = i;
+  return best;
+}
+
+Program write_rows(const TaskSpace& space, const HardwareInfo& hw, const RowsTarget& t) {
+  Program p;
+  const int out = (int)space.stages.size() - 1;
+  const SpaceStage& os = space.stages[out];
+  const int v = rows_vector_var(os);
+  std::vector<int64_t> inner(os.extents.size(), 1);
+  for (const Slot& s : space.slots) {
+    const std::vector<int64_t> opts = next_options(space, p.values);
+    const SpaceStage& st = space.stages[s.stage];
+    int64_t val = opts.front();
+    switch (s.kind) {
+      case StepKind::Tile:  // Rows output: one inner factor per var
+        if (s.var == v) val = t.whole_row ? opts.back() : closest(opts, 4.0 * st.lanes);
+        inner[s.var] = val;
+        break;
+      case StepKind::Vectorize:
+        if (s.stage == out) {
+          if (std::find(opts.begin(), opts.end(), v) != opts.end()) val = v;
+        } else {
+          val = -1;  // rfactored (or nothing to vectorize)
+          if (!t.rfactor) {  // the first var long enough for a vector, else the first of any
+            for (int64_t o : opts)
+              if (o >= 0 && st.extents[o] >= st.lanes) {
+                val = o;
+                break;
+              }
+            for (int64_t o : opts)
+              if (val < 0 && o >= 0) val = o;
+          }
+        }
+        break;
+      case StepKind::RFactor: val = opts.back(); break;
+      case StepKind::Parallel: {
+        // Fewest outermost tile loops whose trip counts give every core a few tasks.
+        int64_t prod = 1;
+        int par = 0;
+        for (int i = (int)os.extents.size() - 1; i >= 0; i--) {
+          if (os.extents[i] <= 1) continue;
+          prod *= std::max<int64_t>(1, os.extents[i] / inner[i]);
+          par++;
+          if (prod >= 4 * (int64_t)std::max(1, hw.cores)) break;
+        }
+        if (hw.cores <= 1) par = 0;
+        if (std::find(opts.begin(), opts.end(), par) != opts.end()) val = par;
+        break;
+      }
+      case StepKind::Unroll: val = closest(opts, s.stage == out ? 8 : 32); break;
+      case StepKind::ComputeAt:
+        if (!st.rextents.empty()) {
+          if (std::find(opts.begin(), opts.end(), t.reduce_level) != opts.end())
+            val = t.reduce_level;
+        } else if (st.consumers.size() >= 2) {
+          // Read twice (softmax's exp): computed once per tile, or at root.
+          val = std::find(opts.begin(), opts.end(), kRowsTile) != opts.end() ? int64_t{kRowsTile}
+                                                                              : opts.back();
+        } else {
+          val = opts.front();  // read by a reduction only: inlined where allowed
+        }
+        break;
+      default: break;
+    }
+    p.values.push_back(val);
+  }
+  return p;
 }
 
 }  // namespace
@@ -287,13 +445,23 @@ using namespace space_detail;
 
 std::vector<Program> expert_programs(const TaskSpace& space, const HardwareInfo& hw) {
   std::vector<Program> out;
-  if (space.rule != SpaceRule::TiledAnchor || space.anchor < 0) return out;
-  const Roles roles = roles_of(space);
   std::set<std::vector<int64_t>> seen;
-  for (const Target& t : targets(roles, space.stages[space.anchor])) {
-    Program p = Writer(space, hw, roles, t).write();
+  auto add = [&](Program p) {
     if (seen.insert(p.values).second) out.push_back(std::move(p));
+  };
+  if (space.rule == SpaceRule::Rows) {
+    if (program_length(space) == 0) return out;  // one program only: nothing to choose
+    for (bool whole : {false, true})
+      for (int level : {kRowsTile, kRowsRoot})
+        for (bool rf : {false, true}) add(write_rows(space, hw, {whole, level, rf}));
+    return out;
   }
+  if (space.anchor < 0) return out;
+  const Roles roles = roles_of(space);
+  const SpaceStage& st = space.stages[space.anchor];
+  for (const Target& t : targets(roles, st)) add(Writer(space, hw, roles, t).write());
+  if (roles.depthwise && st.extents[0] >= st.lanes)
+    for (const Target& t : width_targets()) add(Writer(space, hw, width_roles(st), t).write());
   return out;
 }
 

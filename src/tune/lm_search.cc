@@ -158,11 +158,12 @@ std::vector<ZeroShotChoice> zero_shot_candidates(const LanguageModel& m, const T
   std::vector<double> lp;
   score_programs(m, tok, printer, extra, &lp);
   for (size_t i = 0; i < extra.size(); i++) out.push_back({std::move(extra[i]), lp[i], true});
-  // The model's samples found neither by the beam nor among the experts, for tasks without
-  // expert programs (elementwise, reductions, pooling): there the greedy program alone can be
-  // far from the best, and their sentences are short. Sampling the long sentences of tiled tasks
-  // costs most of the writing time (ResNet-50: 52 s instead of 4) for little (BENCHMARKS.md).
-  if (o.samples > 0 && experts.empty()) {
+  // The model's samples found neither by the beam nor among the experts, for Rows tasks
+  // (elementwise, reductions, pooling): there the greedy program and the few generic expert
+  // programs can be far from the best, and their sentences are short. Sampling the long
+  // sentences of tiled tasks costs most of the writing time (ResNet-50: 52 s instead of 4) for
+  // little (BENCHMARKS.md).
+  if (o.samples > 0 && printer.space().rule == SpaceRule::Rows) {
     GenerateOptions g;
     g.n = o.samples;
     g.seed = o.seed;

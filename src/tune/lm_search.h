@@ -32,12 +32,12 @@ class Ranker;
 struct ZeroShotOptions {
   // Defaults: the "experts" mode (the CLI default is "ranker": zero_shot_mode()).
   int beam = 0;         // the model's own candidates: beam search of this width (0: none)
-  bool experts = true;  // add expert_programs(space, hw) (tiled tasks)
+  bool experts = true;  // add expert_programs(space, hw)
   // Order the candidates by the zero-shot ranker (tune/ranker.h: a cost model trained across
   // the training tasks) instead of by the model's likelihood; `ranker` must then be set.
   bool rank = false;
   const Ranker* ranker = nullptr;
-  int samples = 0;    // tasks without expert programs: add this many of the model's sampled
+  int samples = 0;    // Rows tasks (no tiled anchor): add this many of the model's sampled
                       // programs (distinct; seeded)
   uint64_t seed = 0;  // their seed: the same task, model and seed give the same programs
 };
@@ -84,9 +84,9 @@ inline const char* kZeroShotModes = "greedy, ranked, experts or ranker";
 std::unique_ptr<Ranker> load_zero_shot_ranker(const ZeroShotOptions& o, const std::string& path);
 
 // Every candidate (the beam's programs, the expert programs it did not find, the samples it did
-// not find), scored by the
-// model, most likely first (with o.rank: the ranker's best first, ties by likelihood); never empty (a task without expert programs gets the greedy program
-// even with beam 0).
+// not find), scored by the model, most likely first (with o.rank: the ranker's best first, ties
+// by likelihood); never empty (a task without expert programs gets the greedy program even with
+// beam 0).
 std::vector<ZeroShotChoice> zero_shot_candidates(const LanguageModel& m, const Tokenizer& tok,
                                                  const TaskPrinter& printer,
                                                  const HardwareInfo& hw,

@@ -416,7 +416,7 @@ const std::vector<StrategyInfo>& strategies() {
         {"tlm", StrategyKind::Search,
          "programs written by the tensor language model (--model, default the shipped one): "
          "first its zero-shot candidates in the --zero-shot mode's order (default: its greedy "
-         "program and the expert programs (else 32 samples) as the zero-shot ranker orders them), "
+         "program and the expert programs (and 32 samples for untiled tasks) as the zero-shot ranker orders them), "
          "then samples; --trials-per-task 0: the zero-shot program, no measurement"},
         {"tlm-evolutionary", StrategyKind::Search,
          "evolutionary search seeded with the language model's programs, the model also "

@@ -223,25 +223,32 @@ TEST(Ranker, ZeroShotModeRankerPutsItsFavouriteFirst) {
       EXPECT_GE(c[i - 1].score, c[i].score);
     }
   }
-  // A task without expert programs (the global average pool of tiny_model) gets the greedy
-  // program and the model's samples as candidates, the same for the same seed.
+  // A Rows task (the global average pool of tiny_model) gets the greedy program, its expert
+  // programs and the model's samples as candidates, the same for the same seed.
   Partition p = partition_graph(tiny_model());
   bool rows_seen = false;
   for (const Task& t : p.tasks) {
     auto ht = make_task_harness(t.sub, hw, "unit");
-    if (!expert_programs(ht->space, hw).empty()) continue;
+    if (ht->space.rule != SpaceRule::Rows) continue;
     rows_seen = true;
+    const std::vector<Program> rows_experts = expert_programs(ht->space, hw);
+    EXPECT_FALSE(rows_experts.empty()) << "task " << t.id;
     std::vector<ZeroShotChoice> a = zero_shot_candidates(*m.lm, m.tok, *ht->printer, hw, zo);
     std::vector<ZeroShotChoice> b = zero_shot_candidates(*m.lm, m.tok, *ht->printer, hw, zo);
-    EXPECT_GT(a.size(), 1u) << "no samples for task " << t.id;
+    EXPECT_GT(a.size(), rows_experts.size() + 1) << "no samples for task " << t.id;
     ASSERT_EQ(a.size(), b.size());
+    std::set<std::vector<int64_t>> rows_all;
+    size_t flagged = 0;
     for (size_t i = 0; i < a.size(); i++) {
       EXPECT_EQ(a[i].program, b[i].program);
-      EXPECT_FALSE(a[i].expert);
       EXPECT_TRUE(is_valid_program(ht->space, a[i].program));
+      rows_all.insert(a[i].program.values);
+      flagged += a[i].expert;
     }
+    for (const Program& e : rows_experts) EXPECT_TRUE(rows_all.count(e.values));
+    EXPECT_EQ(flagged, rows_experts.size());
   }
-  EXPECT_TRUE(rows_seen) << "tiny_model has no task without expert programs";
+  EXPECT_TRUE(rows_seen) << "tiny_model has no Rows task";
   // Tasks with expert programs get no samples: the greedy program and the experts only.
   EXPECT_LE(c.size(), experts.size() + 1);
 

@@ -79,18 +79,29 @@ TEST(ZeroShot, CandidatesAreTheBeamAndTheExpertsMostLikelyFirst) {
   EXPECT_EQ(gr[0].program, most_likely_program(*m.lm, m.tok, *h->printer));
 }
 
-TEST(ZeroShot, TasksWithoutExpertsGetTheGreedyProgram) {
+TEST(ZeroShot, RowsTasksChooseAmongTheirExpertPrograms) {
   Model m(5);
   const HardwareInfo hw = avx512();
   std::unique_ptr<TaskHarness> h;
   for (const Task& task : partition_graph(tiny_model()).tasks) {  // the global average pool
     auto candidate = make_task_harness(task.sub, hw, "unit");
-    if (expert_programs(candidate->space, hw).empty()) h = std::move(candidate);
+    if (candidate->space.rule == SpaceRule::Rows) h = std::move(candidate);
   }
-  ASSERT_TRUE(h) << "the fixture should have a task without expert programs";
+  ASSERT_TRUE(h) << "the fixture should have a Rows task";
+  const std::vector<Program> experts = expert_programs(h->space, hw);
+  ASSERT_FALSE(experts.empty());
+  // "experts": the most likely of the expert programs, as the model scores them.
+  std::vector<double> lp;
+  score_programs(*m.lm, m.tok, *h->printer, experts, &lp);
+  size_t best = 0;
+  for (size_t i = 1; i < lp.size(); i++)
+    if (lp[i] > lp[best]) best = i;
   ZeroShotChoice c = zero_shot_program(*m.lm, m.tok, *h->printer, hw, zero_shot_mode("experts"));
-  EXPECT_FALSE(c.expert);
-  EXPECT_EQ(c.program, most_likely_program(*m.lm, m.tok, *h->printer));
+  EXPECT_TRUE(c.expert);
+  EXPECT_EQ(c.program, experts[best]);
+  // "greedy" still writes the model's own program.
+  ZeroShotChoice g = zero_shot_program(*m.lm, m.tok, *h->printer, hw, zero_shot_mode("greedy"));
+  EXPECT_EQ(g.program, most_likely_program(*m.lm, m.tok, *h->printer));
 }
 
 TEST(ZeroShot, UnknownModeIsAUserError) {
