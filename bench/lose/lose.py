@@ -44,7 +44,9 @@ import statistics
 import sys
 import tempfile
 
-OUT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "results", "lose"))
+# LOSE_OUT (env) puts the results elsewhere (e.g. one directory per machine); run.sh passes it.
+OUT = os.path.normpath(os.environ.get("LOSE_OUT") or os.path.join(
+    os.path.dirname(os.path.abspath(__file__)), "..", "results", "lose"))
 
 
 def fnv1a(s):
@@ -126,8 +128,9 @@ def profile_ort(model, onnx_path, threads, warmup, runs, out_dir):
 # --- tlm records --------------------------------------------------------------------------------
 
 
-def best_per_task(records_path, threads, strategy="evolutionary"):
-    """task key hash -> (best seconds, sentence, re-measured?), as the tuner's step 4 picks it."""
+def best_per_task(records_path, threads, strategy=None):
+    """task key hash -> (best seconds, sentence, re-measured?), as the tuner's step 4 picks it.
+    strategy None: every strategy's records (a union of tuning runs is one pool)."""
     again, first = collections.defaultdict(dict), collections.defaultdict(dict)
     if not os.path.exists(records_path):
         print(f"warning: no records {records_path}: tlm's column stays empty", file=sys.stderr)
@@ -144,9 +147,12 @@ def best_per_task(records_path, threads, strategy="evolutionary"):
             if r["error"] or f"cores={threads}," not in r["hardware"] + ",":
                 continue
             k = fnv1a(r["task_key"])
-            if r["strategy"] == strategy + "/remeasure":
+            base, _, tag = r["strategy"].partition("/")
+            if strategy is not None and base != strategy:
+                continue
+            if tag == "remeasure":
                 again[k][r["sentence"]] = r["median_s"]  # the latest re-measurement counts
-            elif r["strategy"] == strategy:
+            elif not tag:
                 first[k].setdefault(r["sentence"], r["median_s"])
     best = {}
     for k in set(again) | set(first):

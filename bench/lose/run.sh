@@ -19,7 +19,10 @@
 #   table  lose_<THREADS>t.csv, totals_<THREADS>t.json and lose.md (all thread counts present)
 #
 # Environment: MODELS (space-separated) narrows the models; CPUS pins every step (taskset;
-# default 0 for one thread, 0-1 for two); BUILD is the build directory (default build). Two tune
+# default 0 for one thread, 0-1 for two); BUILD is the build directory (default build); LOSE_OUT
+# the results directory (default bench/results/lose; one per machine: latencies of different
+# hardware never share a table). Records of any strategy count (e.g. the held-out driver's tuning
+# runs concatenated into LOSE_OUT/records/MODEL.<THREADS>t.jsonl): the best program per task. Two tune
 # lanes can share the work: CPUS=0 MODELS="resnet50 mobilenet_v2" ... tune & CPUS=1 MODELS=...
 # Every command run is appended to results/lose/commands.txt.
 set -euo pipefail
@@ -34,7 +37,8 @@ main() {  # (a function: bash reads all of it before running, so editing the fil
   read -r -a models <<< "${MODELS:-resnet50 mobilenet_v2 bert-base gpt2}"
   build=${BUILD:-build}
   cpus=${CPUS:-$( ((threads == 1)) && echo 0 || echo "0-$((threads - 1))")}
-  out=bench/results/lose
+  out=${LOSE_OUT:-bench/results/lose}
+  export LOSE_OUT=$out
   onnx=bench/results/e2e/onnx
   mkdir -p "$out/maps" "$out/records" "$out/logs" "$out/ort" "$out/final" "$onnx"
 

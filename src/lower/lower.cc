@@ -232,6 +232,7 @@ LoweredTask& LoweredTask::operator=(const LoweredTask& o) {
   inputs = o.inputs;
   stages = o.stages;
   anchor = o.anchor;
+  input_storage = o.input_storage;
   for (Stage& s : stages)
     if (s.node) s.node = &sub.graph.nodes.at(s.node - o.sub.graph.nodes.data());
   return *this;
@@ -342,6 +343,8 @@ CompiledTask compile_task(const LoweredTask& t, const Halide::Target& target) {
   CompiledTask ct;
   ct.pipeline_ = Halide::Pipeline(t.output());
   ct.params_ = t.inputs;
+  ct.input_storage_ = t.input_storage;
+  ct.input_storage_.resize(t.inputs.size());
   ct.target_ = target;
   ct.pipeline_.compile_jit(target);
   return ct;
@@ -367,8 +370,45 @@ void CompiledTask::run(const std::vector<Halide::Buffer<>>& inputs, Halide::Buff
   TLM_CHECK(inputs.size() == params_.size())
       << "CompiledTask::run: " << inputs.size() << " inputs, expected " << params_.size();
   Halide::ParamMap pm;
-  for (size_t i = 0; i < params_.size(); i++) pm.set(params_[i], inputs[i]);
+  std::vector<Halide::Buffer<>> repacked(params_.size());
+  for (size_t i = 0; i < params_.size(); i++) {
+    if (in_storage_order(i, inputs[i])) {
+      pm.set(params_[i], inputs[i]);
+    } else {
+      repacked[i] = prepare_input(i, inputs[i]);
+      pm.set(params_[i], repacked[i]);
+    }
+  }
   pipeline_.realize(Halide::Pipeline::RealizationArg(output), target_, pm);
+}
+
+bool CompiledTask::in_storage_order(size_t j, const Halide::Buffer<>& b) const {
+  const std::vector<int>& order = input_storage_.at(j);
+  if (order.empty() || !b.defined()) return true;
+  int64_t stride = 1;
+  for (int d : order) {
+    if (d >= b.dimensions() || b.dim(d).stride() != stride) return false;
+    stride *= std::max(1, b.dim(d).extent());
+  }
+  return true;
+}
+
+Halide::Buffer<> CompiledTask::prepare_input(size_t j, const Halide::Buffer<>& dense) const {
+  TLM_CHECK(j < input_storage_.size()) << "prepare_input: input " << j << " of "
+                                       << input_storage_.size();
+  if (in_storage_order(j, dense)) return dense;
+  const std::vector<int>& order = input_storage_[j];
+  std::vector<int> sizes(dense.dimensions());
+  for (int d = 0; d < dense.dimensions(); d++) sizes[d] = dense.dim(d).extent();
+  Halide::Buffer<> packed(dense.type(), sizes, order);
+  packed.copy_from(dense);
+  return packed;
+}
+
+bool CompiledTask::has_prepacked_inputs() const {
+  for (const std::vector<int>& o : input_storage_)
+    if (!o.empty()) return true;
+  return false;
 }
 
 Halide::Target host_target() {

@@ -12,6 +12,13 @@
 //                             its tiles; other reductions and padding at root (schedule.cc).
 //                             Runs in seconds for whole models; never tuned.
 //   compile_task(t, target)   JIT-compiles; the result runs on raw tensor memory.
+//   prepacked constants       a schedule may ask for a constant input (a model weight, "w*") in
+//                             another storage order (LoweredTask::input_storage: the packing of
+//                             a whole operand at root, paid once instead of on every run);
+//                             CompiledTask::prepare_input makes that copy once, when the caller
+//                             binds the weights (the executor, the measurement harness, the AOT
+//                             artifact's weights file), and run() makes it per call for a caller
+//                             that passed dense buffers (correct, not fast).
 //
 // Dimension order: ONNX is row-major (last dim fastest), Halide's dim 0 is fastest, so ONNX dim
 // d of a rank-r tensor is Halide dim r-1-d everywhere (halide_view() does the reversal).
@@ -63,6 +70,10 @@ struct LoweredTask {
   std::vector<Stage> stages;               // topological order; the last one is the output
   Halide::Func output() const { return stages.back().func; }
   int anchor = -1;  // index into stages of the anchor/reduction, or -1
+  // Per input (empty, or one entry per input): the storage order its buffer must have, Halide
+  // dims innermost first (empty: dense in Halide dim order, as halide_view makes it). Only
+  // constant inputs get one (space/apply_tiled.cc: a weight packed at root).
+  std::vector<std::vector<int>> input_storage;
 
   LoweredTask() = default;
   LoweredTask(const LoweredTask& o);
@@ -81,13 +92,22 @@ class CompiledTask {
  public:
   CompiledTask() = default;
   // Runs the task: `inputs` in sub.graph.inputs order, `output` preallocated. Thread-compatible
-  // (one call at a time per CompiledTask).
+  // (one call at a time per CompiledTask). An input whose storage order differs from the one
+  // the program asks for (input_storage) is repacked for this call.
   void run(const std::vector<Halide::Buffer<>>& inputs, Halide::Buffer<>& output);
+  // Input j as run() wants it: `dense` itself, or (an input the program wants in another
+  // storage order) a new buffer in that order holding the same values. For constant inputs:
+  // call once when binding them, pass the result to every run().
+  Halide::Buffer<> prepare_input(size_t j, const Halide::Buffer<>& dense) const;
+  // True when some input wants another storage order than the dense one.
+  bool has_prepacked_inputs() const;
 
  private:
   friend CompiledTask compile_task(const LoweredTask& t, const Halide::Target& target);
+  bool in_storage_order(size_t j, const Halide::Buffer<>& b) const;
   Halide::Pipeline pipeline_;
   std::vector<Halide::ImageParam> params_;
+  std::vector<std::vector<int>> input_storage_;
   Halide::Target target_;
 };
 

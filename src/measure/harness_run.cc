@@ -105,9 +105,13 @@ std::string measure_in_child(const TaskHarness& harness, const Candidate& c,
 
   // The child owns copies of the parent's pages: aliasing the inputs is safe, and programs never
   // write them.
+  // Constant inputs the program wants in another storage order are packed here, once, as the
+  // executor does when it binds a model's weights: not part of the timed runs.
   std::vector<Halide::Buffer<>> in;
-  for (const Tensor& x : harness.inputs)
-    in.push_back(halide_view(x.dtype(), const_cast<uint8_t*>(x.raw()), x.shape()));
+  for (size_t j = 0; j < harness.inputs.size(); j++) {
+    const Tensor& x = harness.inputs[j];
+    in.push_back(ct.prepare_input(j, halide_view(x.dtype(), const_cast<uint8_t*>(x.raw()), x.shape())));
+  }
   const Tensor& ref = harness.reference;
   Tensor out(ref.dtype(), ref.shape());
   if (out.dtype() == DType::F32)  // an element the program never writes then shows up as NaN

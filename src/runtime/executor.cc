@@ -222,9 +222,10 @@ CompiledModel compile_model(const Graph& g, const Partition& p, const CompileOpt
       if (slot >= 0) {
         b.inputs.emplace_back();  // bound per run
       } else if (val.is_constant()) {
-        // Constants are immutable and shared; Halide only reads them.
-        b.inputs.push_back(
-            halide_view(val.dtype, const_cast<uint8_t*>(val.data->raw()), val.shape));
+        // Constants are immutable and shared; Halide only reads them. A program that wants a
+        // weight in another storage order gets its packed copy now, once (lower.h).
+        b.inputs.push_back(impl->tasks[inst.task].prepare_input(
+            j, halide_view(val.dtype, const_cast<uint8_t*>(val.data->raw()), val.shape)));
       } else {
         int64_t off = impl->plan.offset[v];
         TLM_CHECK(off >= 0) << "activation '" << val.name << "' has no arena slot";

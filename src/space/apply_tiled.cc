@@ -13,6 +13,9 @@
 //   packs   operand.in(anchor) computed at root, inside the innermost loop of S0, S1 or R0, or
 //           inside all S2 loops but the innermost (a micro-panel for a row of register blocks);
 //           stored and copied with the dim the vector var indexes innermost, copy vectorized.
+//           A model weight packed at root is packed once instead: the task input itself takes
+//           that storage order and its binder passes a packed copy (lower.h, prepacked
+//           constants).
 // Every split is exact (tile factors are divisor chains), so no loop has a tail; except the
 // output's level-0 split of a padded var, whose last tile is shifted inwards (ShiftInwards).
 #include <algorithm>
@@ -279,6 +282,51 @@ void order_update(TiledEmit& e) {
   }
 }
 
+// The storage order a packed copy of `name` gets: the dim indexed by the vector var innermost,
+// the others in Halide order.
+std::vector<int> packed_storage_order(const TiledEmit& e, const std::string& name, int rank) {
+  int inner_dim = 0;
+  if (e.v >= 0) {
+    std::vector<Halide::Expr> cargs = call_args(e.acc, name);
+    for (size_t d = 0; d < cargs.size() && (int)d < rank; d++)
+      if (Halide::Internal::expr_uses_var(cargs[d], e.A.vars[e.v].name())) {
+        inner_dim = (int)d;
+        break;
+      }
+  }
+  std::vector<int> order = {inner_dim};
+  for (int d = 0; d < rank; d++)
+    if (d != inner_dim) order.push_back(d);
+  return order;
+}
+
+// Task inputs named "w<k>" are the model's constants (partition/subgraph.cc names them).
+bool constant_input(const LoweredTask& t, int input) {
+  const Graph& g = t.sub.graph;
+  const std::string& name = g.value(g.inputs.at(input)).name;
+  return !name.empty() && name[0] == 'w';
+}
+
+// A constant operand packed whole (at root) is packed once, not on every run: the input itself is
+// declared in the packed storage order (its strides), and whoever binds the weight passes a copy
+// in that order (CompiledTask::prepare_input). The loops read exactly what they would read from
+// the root copy.
+void prepack_input(TiledEmit& e, int input) {
+  Halide::ImageParam& ip = e.t.inputs.at(input);
+  const int rank = ip.dimensions();
+  if (rank == 0) return;
+  std::vector<int> order = packed_storage_order(e, Halide::Func(ip).name(), rank);
+  const Graph& g = e.t.sub.graph;
+  const Shape& shape = g.value(g.inputs.at(input)).shape;  // ONNX order: Halide dim d = rank-1-d
+  int64_t stride = 1;
+  for (int d : order) {
+    ip.dim(d).set_stride((int)stride);
+    stride *= std::max<int64_t>(1, shape[rank - 1 - d]);
+  }
+  e.t.input_storage.resize(e.t.inputs.size());
+  e.t.input_storage[input] = order;
+}
+
 // Step 6: packed operands. The innermost loop of a level: in the output above the accumulator's
 // level (the fused parallel loop when it swallowed S0), in the update below it. S2 is special:
 // the copy goes inside every S2 loop but the innermost, so that one micro-panel (e.g. 32 columns
@@ -301,6 +349,10 @@ void pack_operands(TiledEmit& e) {
     int level = e.ap.pack[k];
     if (level == kPackNone) continue;
     const SpaceOperand& operand = e.as.operands[k];
+    if (operand.input >= 0 && (e.rooted || level == kPackRoot) && constant_input(e.t, operand.input)) {
+      prepack_input(e, operand.input);
+      continue;
+    }
     Func wrapper;
     std::string name;
     if (operand.stage >= 0) {
@@ -318,19 +370,9 @@ void pack_operands(TiledEmit& e) {
       wrapper.compute_at(pack_site(level));
     // Storage and copy order: the dim indexed by the vector var innermost.
     std::vector<Var> args = wrapper.args();
-    int inner_dim = 0;
-    if (e.v >= 0) {
-      std::vector<Halide::Expr> cargs = call_args(e.acc, name);
-      for (size_t d = 0; d < cargs.size() && d < args.size(); d++)
-        if (Halide::Internal::expr_uses_var(cargs[d], e.A.vars[e.v].name())) {
-          inner_dim = (int)d;
-          break;
-        }
-    }
     if (args.empty()) continue;
-    std::vector<Var> st = {args[inner_dim]};
-    for (int d = 0; d < (int)args.size(); d++)
-      if (d != inner_dim) st.push_back(args[d]);
+    std::vector<Var> st;
+    for (int d : packed_storage_order(e, name, (int)args.size())) st.push_back(args[d]);
     wrapper.reorder_storage(st);
     std::vector<VarOrRVar> loops(st.begin(), st.end());
     wrapper.reorder(loops);

@@ -9,6 +9,7 @@
 
 #include "fixtures/task_cases.h"
 #include "graph/interpreter.h"
+#include "language/sentence.h"
 #include "measure/recorded_schedules.h"
 #include "tune/tuner.h"
 
@@ -74,6 +75,47 @@ TEST(Artifact, BuildsAndVerifiesWithRecordedPrograms) {
   code = std::system(("'" + ao.dir + "/runner' '" + ao.dir + "' 1 > /dev/null").c_str());
   ::testing::internal::GetCapturedStdout();
   EXPECT_NE(code, 0);
+  std::system(("rm -rf '" + ao.dir + "'").c_str());
+}
+
+// The expert programs of tiny_model's conv and dense pack their weights at root: the artifact
+// stores those weights packed (once, in weights.bin) and the runner still verifies.
+TEST(Artifact, PrepackedWeightsVerify) {
+  Graph g = tiny_model();
+  Partition p = partition_graph(g);
+  HardwareInfo hw = detect_hardware();
+  std::vector<std::string> best;
+  int prepacked = 0;
+  for (const Task& t : p.tasks) {
+    auto h = make_task_harness(t.sub, hw, "unit");
+    std::string chosen;
+    for (const Program& e : expert_programs(h->space, hw)) {
+      LoweredTask l = lower_subgraph(t.sub);
+      apply_program(l, h->space, e);
+      bool packs = false;
+      for (const std::vector<int>& o : l.input_storage) packs = packs || !o.empty();
+      if (packs || chosen.empty()) chosen = h->printer->text(e);
+      if (packs) {
+        prepacked++;
+        break;
+      }
+    }
+    best.push_back(chosen);
+  }
+  ASSERT_GE(prepacked, 1);
+  ArtifactOptions ao;
+  ao.dir = std::string(std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp") +
+           "/tlm_prepacked_artifact_" + std::to_string(getpid());
+  ao.model_name = "tiny";
+  ao.best = best;
+  ao.inputs = {random_tensor(DType::F32, {1, 4, 8, 8}, 3)};
+  ao.expected = interpret(g, ao.inputs);
+  ArtifactReport r = emit_artifact(g, p, hw, ao);
+  EXPECT_EQ(r.tuned_tasks, (int)p.tasks.size());
+  ::testing::internal::CaptureStdout();
+  int code = build_and_verify_artifact(ao.dir);
+  std::string out = ::testing::internal::GetCapturedStdout();
+  EXPECT_EQ(code, 0) << out;
   std::system(("rm -rf '" + ao.dir + "'").c_str());
 }
 

@@ -188,6 +188,59 @@ TEST(Space, PaddedTilesComputeTheRightAnswer) {
   EXPECT_EQ(padded, 6);
 }
 
+// A model weight packed whole (at root) is packed once: the lowered task asks for that input in
+// the packed storage order (activations never), prepare_input makes the copy, and running on
+// the copy, or on the dense weight (repacked per call), gives the interpreter's answer.
+TEST(Space, WeightsPackedAtRootArePackedOnceWhenBound) {
+  HardwareInfo hw = detect_hardware();
+  int prepacked = 0;
+  for (const TaskCase& c : representative_tasks(hw)) {
+    LoweredTask probe = lower_subgraph(c.sub);
+    TaskSpace space = build_space(probe, hw);
+    for (const Program& p : expert_programs(space, hw)) {
+      LoweredTask t = lower_subgraph(c.sub);
+      apply_program(t, space, p);
+      bool any = false;
+      for (size_t j = 0; j < t.input_storage.size(); j++) {
+        if (t.input_storage[j].empty()) continue;
+        any = true;
+        const Value& v = c.sub.graph.value(c.sub.graph.inputs[j]);
+        EXPECT_EQ(v.name[0], 'w') << "an activation must never be prepacked: " << v.name;
+        EXPECT_EQ(t.input_storage[j].size(), v.shape.size());
+      }
+      if (!any) continue;
+      SCOPED_TRACE(c.name + "\n" + program_str(space, p));
+      std::vector<Tensor> inputs = random_inputs(c.sub, 5);
+      Tensor ref = interpret(c.sub.graph, inputs).at(0);
+      CompiledTask ct = compile_task(t, host_target());
+      EXPECT_TRUE(ct.has_prepacked_inputs());
+      std::vector<Halide::Buffer<>> dense, bound;
+      for (size_t j = 0; j < inputs.size(); j++) {
+        dense.push_back(halide_view(inputs[j].dtype(), inputs[j].raw(), inputs[j].shape()));
+        bound.push_back(ct.prepare_input(j, dense.back()));
+        if (j < t.input_storage.size() && !t.input_storage[j].empty()) {
+          EXPECT_NE(bound.back().data(), dense.back().data()) << "input " << j << ": no copy";
+          EXPECT_EQ(bound.back().dim(t.input_storage[j][0]).stride(), 1);
+          // Already in its order: the same buffer back.
+          EXPECT_EQ(ct.prepare_input(j, bound.back()).data(), bound.back().data());
+        } else {
+          EXPECT_EQ(bound.back().data(), dense.back().data()) << "input " << j << " copied";
+        }
+      }
+      const Value& ov = c.sub.graph.value(c.sub.graph.outputs[0]);
+      for (auto* ins : {&bound, &dense}) {
+        Tensor out(ov.dtype, ov.shape);
+        Halide::Buffer<> ob = halide_view(out.dtype(), out.raw(), out.shape());
+        ct.run(*ins, ob);
+        EXPECT_LE(max_rel_violation(out, ref, 1e-3, 1e-3), 1.0);
+      }
+      prepacked++;
+      break;  // one program per task: compile time
+    }
+  }
+  EXPECT_GE(prepacked, 4) << "the convolutions' expert programs pack their weights at root";
+}
+
 // Random sampling keeps a pad slot's extent with chance 3/4 (uniformly, most random programs were
 // padded: slower to compile and to run), the other options uniformly; samples stay valid.
 TEST(Space, SamplingPrefersUnpaddedExtents) {
