@@ -12,7 +12,8 @@
 # side by side under the same conditions; without it the run uses every core.
 # TLM_MODEL=CKPT (env) gives the tlm and tlm-evolutionary strategies that checkpoint (default: the
 # shipped models/tlm.ckpt); NAME=... (env) names the records file instead of STRATEGY (e.g. one
-# per checkpoint: NAME=tlm-round8); LABELS=REGEX (env) runs only the tasks whose label matches.
+# per checkpoint: NAME=tlm-round8); LABELS=REGEX (env) runs only the tasks whose label matches;
+# TLM_BIN=PATH (env) the tlm binary (default build/tlm: point it at a copy to keep building).
 set -euo pipefail
 # TASKS and OUT are taken relative to the directory this is started from.
 tasks=$(realpath -m "${TASKS:-$(dirname "$0")/tasks.txt}")
@@ -24,6 +25,8 @@ trials=${2:-200}
 cpu=${3:-}
 mkdir -p "$out"
 name=${NAME:-$strategy}
+tlm=$(realpath -m "${TLM_BIN:-build/tlm}")
+[[ -x $tlm ]] || { echo "no tlm binary at $tlm (build it, or set TLM_BIN)" >&2; exit 1; }
 pin=()
 threads=()
 model=()
@@ -36,7 +39,7 @@ grep -v '^#' "$tasks" | while read -r label spec task; do
   [[ -z "$label" ]] && continue
   [[ -n "${LABELS:-}" && ! $label =~ ${LABELS} ]] && continue
   echo "== $(date +%H:%M:%S) $name $label ($spec task $task)"
-  "${pin[@]}" ./build/tlm tune "$spec" --tasks "$task" --strategy "$strategy" \
+  "${pin[@]}" "$tlm" tune "$spec" --tasks "$task" --strategy "$strategy" \
     --trials-per-task "$trials" --records "$out/$name.jsonl" --no-e2e --quiet \
     "${threads[@]}" "${model[@]}" --seed 0 | grep -E '^ *[0-9]+ |measurements:'
 done

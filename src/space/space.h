@@ -119,9 +119,11 @@ size_t program_length(const TaskSpace& space);
 // prior on their first option (a pad slot keeps its extent with chance 3/4, steps.cc).
 Program sample_program(const TaskSpace& space, std::mt19937_64& rng);
 
-// Expert programs (expert.cc): a few points of a TiledAnchor task's space written from what fast
-// CPU GEMM / convolution kernels do (register blocks that fit hw's vector registers, K chunks,
-// packed panels), each valid by construction; distinct, in a fixed order. Empty for Rows tasks.
+// Expert programs (expert.cc): a few points of a task's space written from what fast CPU kernels
+// do (TiledAnchor: register blocks that fit hw's vector registers, K chunks, packed panels; Rows:
+// the contiguous var vectorized, reductions vectorized or rfactored, in the tile or at root),
+// each valid by construction; distinct, in a fixed order. Empty only when the space has a single
+// program.
 // They seed measurement; like every program they are checked and timed before they count.
 std::vector<Program> expert_programs(const TaskSpace& space, const HardwareInfo& hw);
 
