@@ -21,6 +21,20 @@ bool exists(const std::string& path) {
   return ::stat(path.c_str(), &st) == 0;
 }
 
+// Artifact options for tiny_model with these best sentences, its input and the interpreter's
+// output, in a fresh directory under TMPDIR named after `tag`.
+ArtifactOptions tiny_artifact(const Graph& g, const std::vector<std::string>& best,
+                              const std::string& tag) {
+  ArtifactOptions ao;
+  ao.dir = std::string(std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp") + "/tlm_" + tag +
+           "_artifact_" + std::to_string(getpid());
+  ao.model_name = "tiny";
+  ao.best = best;
+  ao.inputs = {random_tensor(DType::F32, {1, 4, 8, 8}, 3)};
+  ao.expected = interpret(g, ao.inputs);
+  return ao;
+}
+
 TEST(Artifact, BuildsAndVerifiesWithRecordedPrograms) {
   Graph g = tiny_model();
   Partition p = partition_graph(g);
@@ -41,13 +55,7 @@ TEST(Artifact, BuildsAndVerifiesWithRecordedPrograms) {
   for (const std::string& s : best) recorded += !s.empty();
   EXPECT_EQ(recorded, (int)p.tasks.size()) << tuned.table();
 
-  ArtifactOptions ao;
-  ao.dir = std::string(std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp") +
-           "/tlm_tune_artifact_" + std::to_string(getpid());
-  ao.model_name = "tiny";
-  ao.best = best;
-  ao.inputs = {random_tensor(DType::F32, {1, 4, 8, 8}, 3)};
-  ao.expected = interpret(g, ao.inputs);
+  ArtifactOptions ao = tiny_artifact(g, best, "tune");
   ArtifactReport r = emit_artifact(g, p, hw, ao);
   EXPECT_EQ(r.tasks, (int)p.tasks.size());
   EXPECT_EQ(r.tuned_tasks, recorded);
@@ -103,13 +111,7 @@ TEST(Artifact, PrepackedWeightsVerify) {
     best.push_back(chosen);
   }
   ASSERT_GE(prepacked, 1);
-  ArtifactOptions ao;
-  ao.dir = std::string(std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp") +
-           "/tlm_prepacked_artifact_" + std::to_string(getpid());
-  ao.model_name = "tiny";
-  ao.best = best;
-  ao.inputs = {random_tensor(DType::F32, {1, 4, 8, 8}, 3)};
-  ao.expected = interpret(g, ao.inputs);
+  ArtifactOptions ao = tiny_artifact(g, best, "prepacked");
   ArtifactReport r = emit_artifact(g, p, hw, ao);
   EXPECT_EQ(r.tuned_tasks, (int)p.tasks.size());
   ::testing::internal::CaptureStdout();
