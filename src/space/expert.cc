@@ -46,6 +46,7 @@ struct Target {
   int pack_first = kPackNone, pack_last = kPackS2;
   int64_t unroll = 32;
   bool scalar = false;   // no register block along the vectorized var (S3 = 1: nothing vectorized)
+  bool pad_to_block = false;  // pad a var by any modulus whose rounded extent the block divides
 };
 
 struct Roles {
@@ -117,12 +118,17 @@ class Writer {
   // has none: the smallest offered modulus that is a multiple of the block, else no pad.
   int64_t pad(const Slot& s, const std::vector<int64_t>& opts) {
     int64_t b = block(s.var), m = 1;
-    if (b > 1 && s.extent % b != 0)
+    if (b > 1 && s.extent % b != 0) {
       for (int64_t o : opts)
         if (o % b == 0) {
           m = o;
           break;
         }
+      // No multiple of the block offered (a smaller modulus reaches the same rounded extent,
+      // 56 -> 64 by 16 for a block of 32): the first whose rounded extent the block divides.
+      for (int64_t o : opts)
+        if (t_.pad_to_block && m == 1 && o > 1 && round_up(s.extent, o) % b == 0) m = o;
+    }
     padded_[s.var] = round_up(s.extent, m);
     return m;
   }
@@ -220,6 +226,19 @@ Roles roles_of(const TaskSpace& space) {
       if (i != r.u && st.extents[i] >= 2) r.v = i;
   // Depthwise: the input-channel reduction (the last rdom dim) has one channel per group.
   r.depthwise = r.conv && !st.rextents.empty() && st.rextents.back() == 1;
+  return r;
+}
+
+// A convolution as a matrix product along the width (NCHW's contiguous var): vectorized var d0
+// (output columns), the rows of the register block are output channels, each input value a
+// vector of columns loaded where it lies and each weight a broadcast. The output is written
+// along its contiguous var, so no channels-innermost accumulator is transposed on the way out.
+Roles columns_roles(const SpaceStage& st) {
+  Roles r;
+  r.conv = true;
+  r.v = 0;
+  const int n = (int)st.extents.size();
+  r.u = n >= 3 && st.extents[n - 2] > 1 ? n - 2 : -1;
   return r;
 }
 
@@ -352,6 +371,33 @@ std::vector<Target> width_targets() {
   return out;
 }
 
+// Along the width (columns_roles): a vectors of output columns by r output channels, a few
+// channel rows per panel, the channel reduction in chunks, the weights packed once (each
+// broadcast then reads them along the channels of a chunk) or not at all; taps unrolled.
+std::vector<Target> columns_targets(int lanes) {
+  std::vector<Target> out;
+  const std::vector<std::pair<int, int>> blocks =
+      lanes >= 16 ? std::vector<std::pair<int, int>>{{2, 12}, {2, 8}, {1, 16}, {4, 6}}
+                  : std::vector<std::pair<int, int>>{{2, 6}, {2, 4}, {1, 12}};
+  for (auto [a, r] : blocks) {
+    Target t;
+    t.a = a;
+    t.r = r;
+    t.level = 1;
+    t.panel = (int64_t)a * lanes;
+    t.rows = (int64_t)r * 4;
+    t.kchunk = 128;
+    t.pack_first = kPackNone;
+    t.pack_last = kPackRoot;
+    t.unroll = 128;
+    t.pad_to_block = true;
+    out.push_back(t);
+    t.pack_last = kPackNone;
+    out.push_back(t);
+  }
+  return out;
+}
+
 // --- Rows tasks.
 struct RowsTarget {
   bool whole_row = false;   // the vectorized var's whole extent in one tile (else ~4 vectors)
@@ -462,6 +508,9 @@ std::vector<Program> expert_programs(const TaskSpace& space, const HardwareInfo&
   for (const Target& t : targets(roles, st)) add(Writer(space, hw, roles, t).write());
   if (roles.depthwise && st.extents[0] >= st.lanes)
     for (const Target& t : width_targets()) add(Writer(space, hw, width_roles(st), t).write());
+  if (roles.conv && !roles.depthwise && st.extents[0] >= st.lanes)
+    for (const Target& t : columns_targets(st.lanes))
+      add(Writer(space, hw, columns_roles(st), t).write());
   return out;
 }
 

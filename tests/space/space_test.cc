@@ -243,6 +243,59 @@ TEST(Space, WeightsPackedAtRootArePackedOnceWhenBound) {
 
 // Random sampling keeps a pad slot's extent with chance 3/4 (uniformly, most random programs were
 // padded: slower to compile and to run), the other options uniformly; samples stay valid.
+
+// A convolution whose output rows hold a vector gets expert programs that compute it as a matrix
+// product along the width (the vectorized var is d0, NCHW's contiguous one), with the width
+// padded to a multiple of the column block when it has none (28); they are valid and right.
+TEST(Space, ConvolutionExpertsIncludeWidthVectorizedPrograms) {
+  HardwareInfo hw = detect_hardware();
+  struct Case {
+    int64_t ci, co, h, w, k;
+  };
+  for (Case cs : {Case{12, 20, 3, 28, 1}, Case{6, 8, 4, 20, 3}}) {
+    SCOPED_TRACE("conv " + std::to_string(cs.k) + "x" + std::to_string(cs.k) + " width " +
+                 std::to_string(cs.w));
+    Graph g;
+    ValueId x = g.add_input("x", DType::F32, {1, cs.ci, cs.h, cs.w});
+    const int64_t pad = cs.k / 2;
+    ValueId w = g.add_constant("w0", random_tensor(DType::F32, {cs.co, cs.ci, cs.k, cs.k}, 3));
+    ValueId b = g.add_constant("w1", random_tensor(DType::F32, {cs.co}, 4));
+    ValueId y = g.add(Op::Conv, {x, w, b},
+                      {{"strides", V{1, 1}},
+                       {"dilations", V{1, 1}},
+                       {"pads", V{pad, pad, pad, pad}},
+                       {"group", int64_t(1)}});
+    g.mark_output(g.add(Op::Relu, {y}));
+    prepare_graph(g);
+    Subgraph sub = partition_graph(g).tasks.at(0).sub;
+    TaskSpace space = build_space(lower_subgraph(sub), hw);
+    ASSERT_EQ(space.rule, SpaceRule::TiledAnchor);
+    std::vector<Tensor> inputs = random_inputs(sub, 11);
+    Tensor ref = interpret(sub.graph, inputs).at(0);
+    int along_width = 0, padded = 0;
+    for (const Program& p : expert_programs(space, hw)) {
+      size_t at = 0;
+      bool width = false, pads = false;
+      for (const Slot& s : space.slots) {
+        if (s.kind == StepKind::Vectorize && s.stage == space.anchor) width = p.values[at] == 0;
+        if (s.kind == StepKind::Pad && s.var == 0 && s.stage == space.anchor)
+          pads = p.values[at] > 1;
+        at += s.arity;
+      }
+      if (!width) continue;
+      along_width++;
+      padded += pads;
+      ASSERT_TRUE(is_valid_program(space, p));
+      LoweredTask t = lower_subgraph(sub);
+      apply_program(t, space, p);
+      Tensor got = run_task(t, inputs);
+      EXPECT_LE(max_rel_violation(got, ref, 1e-3, 1e-3), 1.0) << program_str(space, p);
+    }
+    EXPECT_GE(along_width, 4);
+    // 28 has no multiple of a two-vector block (8 lanes or more): padded to 32.
+    if (cs.w == 28 && hw.vector_bits >= 256) EXPECT_GE(padded, 1);
+  }
+}
 TEST(Space, SamplingPrefersUnpaddedExtents) {
   HardwareInfo hw = detect_hardware();
   TaskSpace space = build_space(lower_subgraph(matmul_subgraph(56, 24, 50)), hw);
