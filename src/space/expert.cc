@@ -507,7 +507,13 @@ std::vector<Program> expert_programs(const TaskSpace& space, const HardwareInfo&
   const SpaceStage& st = space.stages[space.anchor];
   for (const Target& t : targets(roles, st)) add(Writer(space, hw, roles, t).write());
   if (roles.depthwise && st.extents[0] >= st.lanes)
-    for (const Target& t : width_targets()) add(Writer(space, hw, width_roles(st), t).write());
+    for (bool pad : {false, true})
+      for (Target t : width_targets()) {
+        // Padded: a width without a multiple of the vector (28, 56 for 16 lanes) is computed in
+        // whole vectors, the last one shifted inwards, instead of in short ones.
+        t.pad_to_block = pad;
+        add(Writer(space, hw, width_roles(st), t).write());
+      }
   if (roles.conv && !roles.depthwise && st.extents[0] >= st.lanes)
     for (const Target& t : columns_targets(st.lanes))
       add(Writer(space, hw, columns_roles(st), t).write());
