@@ -14,7 +14,11 @@
 //   convolution (N C spatial...)   vectorized var = channels (index rank-2), row var d0 (width),
 //                                  the other spatial vars and the batch in outer tiles
 //   depthwise convolution          also: vectorized var d0 (width, contiguous in NCHW: no packed
-//                                  copy needed), row var d1 (height), the channels outside
+//                                  copy needed), row var d1 (height), the channels outside; the
+//                                  width padded to whole vectors or not
+//   other convolutions, rows of    also as a matrix product along the width: vectorized var d0,
+//   at least a vector              the register block's rows are output channels, the width
+//                                  padded to the column block (MobileNet's pointwise layers)
 //
 // Rows tasks (pools, softmax, layer norm, reductions, elementwise): the output's contiguous var
 // vectorized (a few vectors, or the whole row, per tile), enough outer loops parallel, the

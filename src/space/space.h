@@ -120,7 +120,8 @@ size_t program_length(const TaskSpace& space);
 Program sample_program(const TaskSpace& space, std::mt19937_64& rng);
 
 // Expert programs (expert.cc): a few points of a task's space written from what fast CPU kernels
-// do (TiledAnchor: register blocks that fit hw's vector registers, K chunks, packed panels; Rows:
+// do (TiledAnchor: register blocks that fit hw's vector registers, K chunks, packed panels, and
+// convolutions also vectorized along their width with output channels as rows; Rows:
 // the contiguous var vectorized, reductions vectorized or rfactored, in the tile or at root),
 // each valid by construction; distinct, in a fixed order. Empty only when the space has a single
 // program.
