@@ -309,12 +309,6 @@ int run_run(const RunOptions& o) {
   const HardwareInfo hw = detect_hardware();
   for (ScheduleSet& s : sets) choose_schedules(s, p, hw, o.ranker_path);
 
-  // The reference first: run after the compiled models, the interpreter left their timed runs
-  // up to 1.7x slower (MobileNet-V2's default schedules 15 -> 26 ms at two threads; measured,
-  // cause not pinned down: glibc's heap after its large frees is one suspect).
-  std::vector<Tensor> ref;
-  if (o.verify) ref = interpret(g, inputs);
-
   for (ScheduleSet& s : sets) {
     CompileOptions co;
     co.progress = true;
@@ -330,6 +324,7 @@ int run_run(const RunOptions& o) {
   };
 
   if (o.verify) {
+    std::vector<Tensor> ref = interpret(g, inputs);
     bool ok = true;
     for (const ScheduleSet& s : sets) ok = verify_outputs(g, s.outputs, ref, o, which(s)) && ok;
     if (!ok) return 1;

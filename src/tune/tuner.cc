@@ -303,14 +303,12 @@ struct TunedModel {
 
 TunedModel time_tuned_model(const Run& run, const Graph& g, const Partition& p,
                             const std::vector<std::string>& best) {
-  // The reference before the compiled model: run after it, the interpreter's memory traffic left
-  // the model's timed runs up to 1.7x slower (tlm run says the same).
-  std::vector<Tensor> ref = interpret(g, run.o.model_inputs);
   CompileOptions co;
   co.compile_threads = run.hw.cores;
   co.schedule = best_schedule_hook(p, best, run.hw);
   CompiledModel tuned = compile_model(g, p, co);
   std::vector<Tensor> out = tuned.run(run.o.model_inputs);
+  std::vector<Tensor> ref = interpret(g, run.o.model_inputs);
   TunedModel m;
   for (size_t i = 0; i < ref.size() && i < out.size(); i++) {
     double v = max_rel_violation(out[i], ref[i], run.o.e2e_atol, run.o.e2e_rtol);
