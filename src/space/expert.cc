@@ -71,6 +71,27 @@ int64_t closest(const std::vector<int64_t>& opts, double want) {
   return best;
 }
 
+// `want` when it is among the options, else the first option.
+int64_t pick(const std::vector<int64_t>& opts, int64_t want) {
+  return std::find(opts.begin(), opts.end(), want) != opts.end() ? want : opts.front();
+}
+
+// How many outermost tile loops to fuse and run in parallel: the fewest whose trip counts
+// (`trips`, per var, innermost first; vars of extent 1 are skipped) give every core a few
+// tasks, all of them if never; none on one core.
+int parallel_loops(const std::vector<int64_t>& extents, const std::vector<int64_t>& trips,
+                   int cores) {
+  int64_t prod = 1;
+  int p = 0;
+  for (int i = (int)extents.size() - 1; i >= 0; i--) {
+    if (extents[i] <= 1) continue;
+    prod *= std::max<int64_t>(1, trips[i]);
+    p++;
+    if (prod >= 4 * (int64_t)std::max(1, cores)) break;
+  }
+  return cores <= 1 ? 0 : p;
+}
+
 class Writer {
  public:
   Writer(const TaskSpace& space, const HardwareInfo& hw, const Roles& roles, const Target& t)
@@ -106,10 +127,6 @@ class Writer {
   }
 
  private:
-  static int64_t pick(const std::vector<int64_t>& opts, int64_t want) {
-    return std::find(opts.begin(), opts.end(), want) != opts.end() ? want : opts.front();
-  }
-
   int64_t block(int var) const {
     const int lanes = space_.stages[space_.anchor].lanes;
     if (var == roles_.v) return t_.scalar ? 1 : (int64_t)t_.a * lanes;
@@ -130,8 +147,12 @@ class Writer {
         }
       // No multiple of the block offered (a smaller modulus reaches the same rounded extent,
       // 56 -> 64 by 16 for a block of 32): the first whose rounded extent the block divides.
-      for (int64_t o : opts)
-        if (t_.pad_to_block && m == 1 && o > 1 && round_up(s.extent, o) % b == 0) m = o;
+      if (m == 1 && t_.pad_to_block)
+        for (int64_t o : opts)
+          if (o > 1 && round_up(s.extent, o) % b == 0) {
+            m = o;
+            break;
+          }
     }
     padded_[s.var] = round_up(s.extent, m);
     return m;
@@ -189,20 +210,13 @@ class Writer {
     return chunked ? (double)t_.kchunk : (double)s.extent;
   }
 
-  // Fewest outermost S0 loops whose product gives every core a few tasks; all of them if never.
+  // The S0 loops' trip counts decide (parallel_loops).
   int64_t parallel(const std::vector<int64_t>& opts) {
     const SpaceStage& st = space_.stages[space_.anchor];
-    int64_t prod = 1;
-    int p = 0;
-    for (int i = (int)st.extents.size() - 1; i >= 0; i--) {
-      if (st.extents[i] <= 1) continue;
-      const auto& f = tiles_[i];
-      prod *= std::max<int64_t>(1, padded_[i] / (f[0] * f[1] * f[2]));
-      p++;
-      if (prod >= 4 * (int64_t)std::max(1, hw_.cores)) break;
-    }
-    if (hw_.cores <= 1) p = 0;
-    return pick(opts, p);
+    std::vector<int64_t> trips(st.extents.size());
+    for (size_t i = 0; i < trips.size(); i++)
+      trips[i] = padded_[i] / (tiles_[i][0] * tiles_[i][1] * tiles_[i][2]);
+    return pick(opts, parallel_loops(st.extents, trips, hw_.cores));
   }
 
   const TaskSpace& space_;
@@ -375,25 +389,19 @@ std::vector<Target> width_targets() {
   return out;
 }
 
-// Along the width (columns_roles): a vectors of output columns by r output channels, a few
-// channel rows per panel, the channel reduction in chunks, the weights packed once (each
-// broadcast then reads them along the channels of a chunk) or not at all; taps unrolled.
+// Along the width (columns_roles): conv_target's blocks, a vectors of output columns by r output
+// channels, with one block of columns per panel, the channel reduction in chunks of 128, the
+// input unpacked and the weights packed once or not at all.
 std::vector<Target> columns_targets(int lanes) {
   std::vector<Target> out;
   const std::vector<std::pair<int, int>> blocks =
       lanes >= 16 ? std::vector<std::pair<int, int>>{{2, 12}, {2, 8}, {1, 16}, {4, 6}}
                   : std::vector<std::pair<int, int>>{{2, 6}, {2, 4}, {1, 12}};
   for (auto [a, r] : blocks) {
-    Target t;
-    t.a = a;
-    t.r = r;
-    t.level = 1;
+    Target t = conv_target(a, r, lanes);
     t.panel = (int64_t)a * lanes;
-    t.rows = (int64_t)r * 4;
     t.kchunk = 128;
-    t.pack_first = kPackNone;
-    t.pack_last = kPackRoot;
-    t.unroll = 128;
+    t.pack_first = kPackNone;  // the input is read where it lies
     t.pad_to_block = true;
     out.push_back(t);
     t.pack_last = kPackNone;
@@ -439,7 +447,7 @@ Program write_rows(const TaskSpace& space, const HardwareInfo& hw, const RowsTar
         break;
       case StepKind::Vectorize:
         if (s.stage == out) {
-          if (std::find(opts.begin(), opts.end(), v) != opts.end()) val = v;
+          val = pick(opts, v);
         } else {
           val = -1;  // rfactored (or nothing to vectorize)
           if (!t.rfactor) {  // the first var long enough for a vector, else the first of any
@@ -455,24 +463,15 @@ Program write_rows(const TaskSpace& space, const HardwareInfo& hw, const RowsTar
         break;
       case StepKind::RFactor: val = opts.back(); break;
       case StepKind::Parallel: {
-        // Fewest outermost tile loops whose trip counts give every core a few tasks.
-        int64_t prod = 1;
-        int par = 0;
-        for (int i = (int)os.extents.size() - 1; i >= 0; i--) {
-          if (os.extents[i] <= 1) continue;
-          prod *= std::max<int64_t>(1, os.extents[i] / inner[i]);
-          par++;
-          if (prod >= 4 * (int64_t)std::max(1, hw.cores)) break;
-        }
-        if (hw.cores <= 1) par = 0;
-        if (std::find(opts.begin(), opts.end(), par) != opts.end()) val = par;
+        std::vector<int64_t> trips(os.extents.size());
+        for (size_t i = 0; i < trips.size(); i++) trips[i] = os.extents[i] / inner[i];
+        val = pick(opts, parallel_loops(os.extents, trips, hw.cores));
         break;
       }
       case StepKind::Unroll: val = closest(opts, s.stage == out ? 8 : 32); break;
       case StepKind::ComputeAt:
         if (!st.rextents.empty()) {
-          if (std::find(opts.begin(), opts.end(), t.reduce_level) != opts.end())
-            val = t.reduce_level;
+          val = pick(opts, t.reduce_level);
         } else if (st.consumers.size() >= 2) {
           // Read twice (softmax's exp): computed once per tile, or at root.
           val = std::find(opts.begin(), opts.end(), kRowsTile) != opts.end() ? int64_t{kRowsTile}

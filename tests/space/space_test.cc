@@ -241,9 +241,6 @@ TEST(Space, WeightsPackedAtRootArePackedOnceWhenBound) {
   EXPECT_GE(prepacked, 4) << "the convolutions' expert programs pack their weights at root";
 }
 
-// Random sampling keeps a pad slot's extent with chance 3/4 (uniformly, most random programs were
-// padded: slower to compile and to run), the other options uniformly; samples stay valid.
-
 // A convolution whose output rows hold a vector gets expert programs that compute it as a matrix
 // product along the width (the vectorized var is d0, NCHW's contiguous one), with the width
 // padded to a multiple of the column block when it has none (28); they are valid and right.
@@ -293,9 +290,14 @@ TEST(Space, ConvolutionExpertsIncludeWidthVectorizedPrograms) {
     }
     EXPECT_GE(along_width, 4);
     // 28 has no multiple of a two-vector block (8 lanes or more): padded to 32.
-    if (cs.w == 28 && hw.vector_bits >= 256) EXPECT_GE(padded, 1);
+    if (cs.w == 28 && hw.vector_bits >= 256) {
+      EXPECT_GE(padded, 1);
+    }
   }
 }
+
+// Random sampling keeps a pad slot's extent with chance 3/4 (uniformly, most random programs were
+// padded: slower to compile and to run), the other options uniformly; samples stay valid.
 TEST(Space, SamplingPrefersUnpaddedExtents) {
   HardwareInfo hw = detect_hardware();
   TaskSpace space = build_space(lower_subgraph(matmul_subgraph(56, 24, 50)), hw);
