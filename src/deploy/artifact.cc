@@ -77,21 +77,6 @@ struct ValueSlot {
   std::vector<int> storage;
 };
 
-// Halide dim d's stride of a value stored in `storage` order (empty: dense).
-std::vector<int64_t> strides_of(const Shape& shape, const std::vector<int>& storage) {
-  const int r = (int)shape.size();
-  std::vector<int64_t> stride(r, 1);
-  std::vector<int> order = storage;
-  if (order.empty())
-    for (int d = 0; d < r; d++) order.push_back(d);
-  int64_t s = 1;
-  for (int d : order) {
-    stride[d] = s;
-    s *= std::max<int64_t>(1, shape[r - 1 - d]);
-  }
-  return stride;
-}
-
 // Slots are per (value, storage order): the same weight may be read densely by one task and
 // prepacked by another (GPT-2's tied embedding).
 using SlotKey = std::pair<ValueId, std::vector<int>>;
@@ -136,7 +121,7 @@ std::string model_source(const Graph& g, const Partition& p, const std::vector<V
   for (size_t k = 0; k < slots.size(); k++) {
     const Value& v = g.value(slots[k].id);
     s << "halide_dimension_t dim" << k << "[] = {";
-    const std::vector<int64_t> stride = strides_of(v.shape, slots[k].storage);
+    const std::vector<int64_t> stride = storage_strides(v.shape, slots[k].storage);
     for (size_t d = 0; d < v.shape.size(); d++) {  // Halide dim d = ONNX dim rank-1-d
       int64_t e = v.shape[v.shape.size() - 1 - d];
       s << (d ? ", " : "") << "{0, " << e << ", " << stride[d] << ", 0}";
@@ -366,11 +351,8 @@ ArtifactReport emit_artifact(const Graph& g, const Partition& p, const HardwareI
       if (s.storage.empty()) {
         blob.append(reinterpret_cast<const char*>(v.data->raw()), v.data->nbytes());
       } else {  // the packed copy, as CompiledTask::prepare_input makes it
-        Halide::Buffer<> dense = halide_view(v.dtype, const_cast<uint8_t*>(v.data->raw()), v.shape);
-        std::vector<int> sizes(dense.dimensions());
-        for (int d = 0; d < dense.dimensions(); d++) sizes[d] = dense.dim(d).extent();
-        Halide::Buffer<> packed(dense.type(), sizes, s.storage);
-        packed.copy_from(dense);
+        Halide::Buffer<> packed = packed_copy(
+            halide_view(v.dtype, const_cast<uint8_t*>(v.data->raw()), v.shape), s.storage);
         blob.append(reinterpret_cast<const char*>(packed.data()), v.data->nbytes());
       }
     } else {

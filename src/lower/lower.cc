@@ -397,10 +397,27 @@ Halide::Buffer<> CompiledTask::prepare_input(size_t j, const Halide::Buffer<>& d
   TLM_CHECK(j < input_storage_.size()) << "prepare_input: input " << j << " of "
                                        << input_storage_.size();
   if (in_storage_order(j, dense)) return dense;
-  const std::vector<int>& order = input_storage_[j];
+  return packed_copy(dense, input_storage_[j]);
+}
+
+std::vector<int64_t> storage_strides(const Shape& shape, const std::vector<int>& storage) {
+  const int r = (int)shape.size();
+  std::vector<int64_t> stride(r, 1);
+  std::vector<int> order = storage;
+  if (order.empty())
+    for (int d = 0; d < r; d++) order.push_back(d);
+  int64_t s = 1;
+  for (int d : order) {
+    stride[d] = s;
+    s *= std::max<int64_t>(1, shape[r - 1 - d]);  // Halide dim d = ONNX dim r-1-d
+  }
+  return stride;
+}
+
+Halide::Buffer<> packed_copy(const Halide::Buffer<>& dense, const std::vector<int>& storage) {
   std::vector<int> sizes(dense.dimensions());
   for (int d = 0; d < dense.dimensions(); d++) sizes[d] = dense.dim(d).extent();
-  Halide::Buffer<> packed(dense.type(), sizes, order);
+  Halide::Buffer<> packed(dense.type(), sizes, storage);
   packed.copy_from(dense);
   return packed;
 }

@@ -87,6 +87,11 @@ void apply_default_schedule(LoweredTask& t, const Halide::Target& target);
 
 // A Halide::Buffer aliasing tensor memory (no copy); dims reversed as described above.
 Halide::Buffer<> halide_view(DType dtype, void* data, const Shape& shape);
+// Prepacked constants (LoweredTask::input_storage): the stride of each Halide dim of a tensor of
+// ONNX `shape` stored in `storage` order (Halide dims innermost first; empty: dense), and a copy
+// of a dense buffer in that order.
+std::vector<int64_t> storage_strides(const Shape& shape, const std::vector<int>& storage);
+Halide::Buffer<> packed_copy(const Halide::Buffer<>& dense, const std::vector<int>& storage);
 
 class CompiledTask {
  public:

@@ -317,12 +317,8 @@ void prepack_input(TiledEmit& e, int input) {
   if (rank == 0) return;
   std::vector<int> order = packed_storage_order(e, Halide::Func(ip).name(), rank);
   const Graph& g = e.t.sub.graph;
-  const Shape& shape = g.value(g.inputs.at(input)).shape;  // ONNX order: Halide dim d = rank-1-d
-  int64_t stride = 1;
-  for (int d : order) {
-    ip.dim(d).set_stride((int)stride);
-    stride *= std::max<int64_t>(1, shape[rank - 1 - d]);
-  }
+  const std::vector<int64_t> stride = storage_strides(g.value(g.inputs.at(input)).shape, order);
+  for (int d = 0; d < rank; d++) ip.dim(d).set_stride((int)stride[d]);
   e.t.input_storage.resize(e.t.inputs.size());
   e.t.input_storage[input] = order;
 }
