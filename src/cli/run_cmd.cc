@@ -11,6 +11,8 @@
 //   NAME=R.jsonl    every task's best recorded program on this machine (a tuning run's records);
 //                   tasks the records lack get the default schedule (counted in the output)
 // `--csv FILE` writes the table (one row per task and set, then the end-to-end rows).
+// `--alone` then times every task of every set by itself (in a row; after a 64 MiB cache flush;
+// after a 2 ms idle pause) beside its in-model time: what running inside the model costs a task.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -56,6 +58,7 @@ struct RunOptions {
   std::string zero_shot = "ranker";    // how model sets choose programs (tune/lm_search.h)
   std::string ranker_path;             // mode ranker's ranker ("": models/ranker.json)
   std::string csv;                     // --csv FILE
+  bool alone = false;                  // --alone: each task in the model vs by itself
 };
 
 // One schedule set: how every task of the model is scheduled.
@@ -270,6 +273,59 @@ std::string comparison_table(const Partition& p, const std::vector<ScheduleSet>&
   return out;
 }
 
+// --alone: per task, the in-model median per instance next to the same instance timed by itself
+// (hot: in a row; cold: after writing 64 MiB, more than any last-level cache of this machine kind;
+// idle: after a 2 ms sleep, so the pool's workers have gone to sleep), then the sums.
+std::string alone_table(const Partition& p, CompiledModel& m, const std::vector<Tensor>& inputs,
+                        const Timing& in_model, int repeat) {
+  AloneOptions hot, cold, idle;
+  hot.repeat = cold.repeat = idle.repeat = repeat;
+  cold.flush_bytes = int64_t(64) << 20;
+  idle.pause_us = 2000;
+  const std::vector<std::vector<double>> t = {in_model.instance_ms, m.time_alone(inputs, hot),
+                                              m.time_alone(inputs, cold),
+                                              m.time_alone(inputs, idle)};
+  const size_t nt = p.tasks.size();
+  std::vector<std::vector<std::vector<double>>> ms(t.size(), std::vector<std::vector<double>>(nt));
+  for (size_t c = 0; c < t.size(); c++)
+    for (size_t k = 0; k < p.instances.size(); k++) ms[c][p.instances[k].task].push_back(t[c][k]);
+  std::string out;
+  char cell[256];
+  std::snprintf(cell, sizeof cell, "%4s  %-24s %9s %10s %10s %10s %10s %9s\n", "task", "kind",
+                "instances", "in-model", "alone", "cold", "idle", "in/alone");
+  out += cell;
+  std::vector<double> sum(t.size(), 0);
+  for (size_t i = 0; i < nt; i++) {
+    if (ms[0][i].empty()) continue;
+    std::snprintf(cell, sizeof cell, "%4d  %-24.24s %9zu", p.tasks[i].id,
+                  p.tasks[i].sub.kind.c_str(), ms[0][i].size());
+    out += cell;
+    for (size_t c = 0; c < t.size(); c++) {
+      double total = 0;
+      for (double x : ms[c][i]) total += x;
+      sum[c] += total;
+      std::snprintf(cell, sizeof cell, " %10.3f", total);
+      out += cell;
+    }
+    double a = 0, b = 0;
+    for (double x : ms[0][i]) a += x;
+    for (double x : ms[1][i]) b += x;
+    std::snprintf(cell, sizeof cell, " %8.2fx\n", b > 0 ? a / b : 0.0);
+    out += cell;
+  }
+  std::snprintf(cell, sizeof cell, "%4s  %-24s %9zu", "", "sum", p.instances.size());
+  out += cell;
+  for (size_t c = 0; c < t.size(); c++) {
+    std::snprintf(cell, sizeof cell, " %10.3f", sum[c]);
+    out += cell;
+  }
+  std::snprintf(cell, sizeof cell, " %8.2fx\n", sum[1] > 0 ? sum[0] / sum[1] : 0.0);
+  out += cell;
+  out += "  (ms summed over each task's instances, each a median; alone: the instance run by "
+         "itself in a row; cold: after writing 64 MiB; idle: after a 2 ms sleep)\n";
+  return out;
+}
+
 void write_csv(const std::string& path, const std::vector<ScheduleSet>& sets,
                const std::vector<Timing>& t, std::vector<std::string> rows) {
   std::ofstream f(path);
@@ -337,6 +393,9 @@ int run_run(const RunOptions& o) {
     std::printf("\n%s", latency_table(p, t).c_str());
     std::printf("end-to-end: %.3f ms (median of %d runs after %d warm-up)\n", t.end_to_end_ms,
                 t.repeat, o.warmup);
+    if (o.alone)
+      std::printf("\nin the model vs alone:\n%s",
+                  alone_table(p, *sets[0].compiled, inputs, t, o.repeat).c_str());
   } else {
     // Two turns; within a turn every set runs once, so that all see the same machine. Each
     // set's result is the lower of its two medians.
@@ -366,6 +425,10 @@ int run_run(const RunOptions& o) {
       compile += buf;
     }
     std::printf("%s\n", compile.c_str());
+    if (o.alone)
+      for (size_t s = 0; s < sets.size(); s++)
+        std::printf("\nin the model vs alone (%s schedules):\n%s", sets[s].label.c_str(),
+                    alone_table(p, *sets[s].compiled, inputs, t[s], o.repeat).c_str());
     if (!o.csv.empty()) {
       write_csv(o.csv, sets, t, rows);
       std::printf("wrote %s\n", o.csv.c_str());
@@ -427,6 +490,9 @@ Command add_run_command(CLI::App& app) {
                   "the zero-shot ranker of mode ranker (default: the shipped models/ranker.json)");
   cmd->add_option("--model", o->model_path,
                   "the checkpoint of the `tlm` schedule set (default: models/tlm.ckpt)");
+  cmd->add_flag("--alone", o->alone,
+                "after timing, time every task by itself too (hot, after a cache flush, after "
+                "an idle pause) beside its in-model time: what running inside the model costs");
   cmd->add_option("--csv", o->csv,
                   "with --schedules: write the per-task and end-to-end table as CSV");
   return {cmd, [o, no_verify] {

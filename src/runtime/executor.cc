@@ -91,30 +91,41 @@ struct CompiledModel::Impl {
   std::vector<InstanceBinding> bindings;
   double compile_seconds = 0;
 
+  void bind_inputs(const std::vector<Tensor>& inputs);
+  void unbind_inputs();
+  void run_instance(size_t k) { tasks[bindings[k].task].run(bindings[k].inputs, bindings[k].output); }
   void execute(const std::vector<Tensor>& inputs, std::vector<double>* instance_ms);
   std::vector<Tensor> collect_outputs(const std::vector<Tensor>& inputs) const;
 };
 
-void CompiledModel::Impl::execute(const std::vector<Tensor>& inputs,
-                                  std::vector<double>* instance_ms) {
+void CompiledModel::Impl::bind_inputs(const std::vector<Tensor>& inputs) {
   check_model_inputs(graph, inputs);
   // Halide reads inputs and never writes them; the views alias the caller's tensors.
   std::vector<Halide::Buffer<>> views;
   for (size_t i = 0; i < inputs.size(); i++)
     views.push_back(
         halide_view(inputs[i].dtype(), const_cast<uint8_t*>(inputs[i].raw()), inputs[i].shape()));
-  for (size_t k = 0; k < bindings.size(); k++) {
-    InstanceBinding& b = bindings[k];
+  for (InstanceBinding& b : bindings)
     for (size_t j = 0; j < b.inputs.size(); j++)
       if (b.graph_input[j] >= 0) b.inputs[j] = views[b.graph_input[j]];
-    Clock::time_point t0 = Clock::now();
-    tasks[b.task].run(b.inputs, b.output);
-    if (instance_ms) (*instance_ms)[k] = ms_since(t0);
-  }
+}
+
+void CompiledModel::Impl::unbind_inputs() {
   // Drop the aliases so no binding outlives the caller's tensors.
   for (InstanceBinding& b : bindings)
     for (size_t j = 0; j < b.inputs.size(); j++)
       if (b.graph_input[j] >= 0) b.inputs[j] = Halide::Buffer<>();
+}
+
+void CompiledModel::Impl::execute(const std::vector<Tensor>& inputs,
+                                  std::vector<double>* instance_ms) {
+  bind_inputs(inputs);
+  for (size_t k = 0; k < bindings.size(); k++) {
+    Clock::time_point t0 = Clock::now();
+    run_instance(k);
+    if (instance_ms) (*instance_ms)[k] = ms_since(t0);
+  }
+  unbind_inputs();
 }
 
 std::vector<Tensor> CompiledModel::Impl::collect_outputs(const std::vector<Tensor>& inputs) const {
@@ -183,6 +194,32 @@ Timing CompiledModel::time(const std::vector<Tensor>& inputs, int warmup, int re
   t.end_to_end_ms = median(e2e);
   for (size_t k = 0; k < n; k++) t.instance_ms.push_back(median(per_instance[k]));
   return t;
+}
+
+std::vector<double> CompiledModel::time_alone(const std::vector<Tensor>& inputs,
+                                              const AloneOptions& o) {
+  TLM_CHECK(impl_) << "time_alone() on an empty CompiledModel";
+  TLM_USER_CHECK(o.repeat >= 1) << "the number of timed runs must be at least 1, got "
+                                << o.repeat;
+  impl_->execute(inputs, nullptr);  // every activation holds numbers the model computed
+  std::vector<uint8_t> scratch((size_t)std::max<int64_t>(o.flush_bytes, 0));
+  uint8_t sweep = 0;
+  impl_->bind_inputs(inputs);
+  std::vector<double> out;
+  std::vector<double> ms(o.repeat);
+  for (size_t k = 0; k < impl_->bindings.size(); k++) {
+    impl_->run_instance(k);  // untimed: code and first-touch costs
+    for (int r = 0; r < o.repeat; r++) {
+      if (!scratch.empty()) std::memset(scratch.data(), ++sweep, scratch.size());
+      if (o.pause_us > 0) std::this_thread::sleep_for(std::chrono::microseconds(o.pause_us));
+      Clock::time_point t0 = Clock::now();
+      impl_->run_instance(k);
+      ms[r] = ms_since(t0);
+    }
+    out.push_back(median(ms));
+  }
+  impl_->unbind_inputs();
+  return out;
 }
 
 const Graph& CompiledModel::graph() const { return impl_->graph; }

@@ -37,6 +37,13 @@ struct CompileOptions {
   bool progress = false;  // "compiling 12/25 tasks" on stderr
 };
 
+// CompiledModel::time_alone: how each instance is timed by itself.
+struct AloneOptions {
+  int repeat = 10;
+  int64_t flush_bytes = 0;  // > 0: write this much scratch memory before every timed run
+  int pause_us = 0;         // > 0: sleep this long before every timed run (idle pool workers)
+};
+
 struct Timing {
   std::vector<double> instance_ms;  // median latency of each instance, Partition::instances order
   double end_to_end_ms = 0;         // median of the timed runs
@@ -54,6 +61,12 @@ class CompiledModel {
   std::vector<Tensor> run(const std::vector<Tensor>& inputs);
   // `warmup` untimed runs, then `repeat` timed ones (repeat >= 1).
   Timing time(const std::vector<Tensor>& inputs, int warmup, int repeat);
+  // Every instance by itself: after one whole run (so every activation holds numbers the model
+  // computed, though not necessarily the instance's own inputs: the arena reuses memory), each
+  // instance runs once untimed and then `repeat` times in a row; the median per instance, in
+  // Partition::instances order. Set against time()'s in-model medians, this says what running
+  // inside the model costs a task (the cache its predecessors left, the pool's wake-ups).
+  std::vector<double> time_alone(const std::vector<Tensor>& inputs, const AloneOptions& o);
 
   const Graph& graph() const;
   const Partition& partition() const;

@@ -251,6 +251,15 @@ TEST(CliRun, SmallZooModelPasses) {
   EXPECT_NE(r.output.find("arena"), std::string::npos) << r.output;
 }
 
+TEST(CliRun, AloneTimesEveryTaskBesideItsInModelTime) {
+  Result r = run_tlm("run resnet18:image=32 --repeat 2 --no-verify --alone");
+  EXPECT_EQ(r.code, 0) << r.output;
+  const size_t at = r.output.find("in the model vs alone:");
+  ASSERT_NE(at, std::string::npos) << r.output;
+  for (const char* column : {"in-model", "alone", "cold", "idle", "in/alone", "conv2d", "sum"})
+    EXPECT_NE(r.output.find(column, at), std::string::npos) << column << "\n" << r.output;
+}
+
 TEST(CliRun, ExtractPrintsTasks) {
   std::string path = write_model("extract.onnx", conv_model());
   Result r = run_tlm("extract " + path);

@@ -222,6 +222,28 @@ TEST(Executor, ScheduleHookSeesEveryTaskAndTimingCoversEveryInstance) {
             plan.activation_bytes + kArenaAlignment * (int64_t)p.instances.size());
 }
 
+TEST(Executor, TimeAloneCoversEveryInstanceAndLeavesTheModelCorrect) {
+  Graph g = tiny_transformer(4, 16, 2);
+  prepare_graph(g);
+  Partition p = partition_graph(g);
+  CompiledModel m = compile_model(g, p);
+  std::vector<Tensor> ins = random_inputs(g, 3);
+  AloneOptions o;
+  o.repeat = 2;
+  o.flush_bytes = 1 << 20;
+  o.pause_us = 10;
+  std::vector<double> ms = m.time_alone(ins, o);
+  ASSERT_EQ(ms.size(), p.instances.size());
+  for (double x : ms) EXPECT_GE(x, 0.0);
+  // Instances re-run out of order leave the next whole run right.
+  std::vector<Tensor> out = m.run(ins), want = interpret(g, ins);
+  ASSERT_EQ(out.size(), want.size());
+  for (size_t i = 0; i < out.size(); i++)
+    EXPECT_LE(max_rel_violation(out[i], want[i], kAtol, kRtol), 1.0);
+  o.repeat = 0;
+  EXPECT_THROW(m.time_alone(ins, o), UserError);
+}
+
 // Compile errors in one thread surface as an exception in the caller, not a crash.
 TEST(Executor, ScheduleFailureIsRethrown) {
   Graph g = tiny_transformer(4, 16, 2);
