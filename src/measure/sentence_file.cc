@@ -93,6 +93,8 @@ MeasureFileReport measure_sentence_file(const MeasureFileOptions& o) {
     pending.clear();
     pending_text.clear();
   };
+  constexpr int64_t kNamedRejections = 3;
+  int64_t other_hardware = 0;
   for (const Line& line : lines) {
     if (rep.measured + (int64_t)pending.size() >= budget) break;
     const std::string where = o.sentences_path + ":" + std::to_string(line.number);
@@ -106,8 +108,11 @@ MeasureFileReport measure_sentence_file(const MeasureFileOptions& o) {
     }
     // A sentence names the machine by its tokens (no CPU identity): compare those.
     if (hardware_tokens(ps.hw) != hardware_tokens(hw)) {
-      std::fprintf(stderr, "%s: written for hardware %s, this machine is %s\n", where.c_str(),
-                   hardware_key(ps.hw).c_str(), hw_key.c_str());
+      // The first few are named; a file written for another machine says so once, not per line.
+      if (++other_hardware <= kNamedRejections)
+        std::fprintf(stderr, "%s: written for hardware %s, this machine is %s%s\n", where.c_str(),
+                     hardware_key(ps.hw).c_str(), hw_key.c_str(),
+                     ps.hw.cores != hw.cores ? " (tlm --threads sets the cores)" : "");
       rep.rejected++;
       continue;
     }
@@ -123,6 +128,9 @@ MeasureFileReport measure_sentence_file(const MeasureFileOptions& o) {
   }
   flush();
   progress.finish();
+  if (other_hardware > kNamedRejections)
+    std::fprintf(stderr, "%s: %lld more lines written for other hardware, not measured\n",
+                 o.sentences_path.c_str(), (long long)(other_hardware - kNamedRejections));
   rep.tasks = (int64_t)harnesses.size();
   return rep;
 }

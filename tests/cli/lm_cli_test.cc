@@ -106,6 +106,28 @@ TEST(LmCli, TrainGenerateAndTuneWithoutMeasurement) {
     prompts.insert(parse_sentence(line).sentence.to_text().substr(0, line.find(" isa=")));
   EXPECT_GT(experts, 4);
   EXPECT_GE(prompts.size(), 2u) << "expert programs of more than one task";
+  // The same programs for a machine with other cores: measure names a few and counts the rest,
+  // and measures none.
+  {
+    std::ifstream in(dir() + "/ex.txt");
+    std::ofstream out(dir() + "/ex_other.txt");
+    for (std::string line; std::getline(in, line);) {
+      const size_t at = line.find(" cores=");
+      ASSERT_NE(at, std::string::npos) << line;
+      out << line.substr(0, at) << " cores=64" << line.substr(line.find(' ', at + 1)) << "\n";
+    }
+  }
+  Result other = run_tlm("measure " + dir() + "/ex_other.txt --records " + dir() + "/other.jsonl");
+  size_t named = 0;
+  for (size_t at = other.output.find("written for hardware"); at != std::string::npos;
+       at = other.output.find("written for hardware", at + 1))
+    named++;
+  EXPECT_EQ(named, 3u) << other.output;
+  EXPECT_NE(other.output.find("--threads"), std::string::npos) << other.output;
+  EXPECT_NE(other.output.find(std::to_string(experts - 3) + " more lines written for other hardware"),
+            std::string::npos)
+      << other.output;
+  EXPECT_NE(other.output.find("0 measured"), std::string::npos) << other.output;
   Result none = run_tlm("generate bert-tiny:seq=16 --task 99 --expert");
   EXPECT_EQ(none.code, 1) << none.output;
   EXPECT_NE(none.output.find("no task '99'"), std::string::npos) << none.output;
