@@ -256,6 +256,7 @@ def model_rows(model, threads, peak, out):
     if os.path.exists(final):  # the same programs timed again next to ORT's profile
         best.update(best_final(final, threads))
     graph = {n["name"]: n for n in prof["graph"]}
+    inmodel, tlm_run_ms = read_inmodel(os.path.join(out, "inmodel", f"{model}.{threads}t.csv"))
 
     ort_ms = collections.Counter()  # task id -> ms
     ort_ops = collections.defaultdict(collections.Counter)
@@ -287,6 +288,7 @@ def model_rows(model, threads, peak, out):
             "gflop": gflop * t["weight"],
             "tlm_ms": tlm_s * 1e3 * t["weight"] if b else None,
             "tlm_gflops": gflop / tlm_s if b and gflop else None,
+            "tlm_inmodel_ms": inmodel.get(t["id"]),
             "ort_ms": ort_ms.get(t["id"], 0.0),
             "ort_ops": " ".join(f"{op}x{c}" for op, c in sorted(ort_ops[t["id"]].items())),
             "ort_spans": " ".join(str(s) for s in sorted(spans[t["id"]])),
@@ -297,7 +299,8 @@ def model_rows(model, threads, peak, out):
         rows.append(row)
     for (what, op), ms in sorted(extra.items()):
         rows.append({"model": model, "task": what, "kind": op, "weight": "", "gflop": 0.0,
-                     "tlm_ms": 0.0, "tlm_gflops": None, "ort_ms": ms, "ort_gflops": None,
+                     "tlm_ms": 0.0, "tlm_gflops": None, "tlm_inmodel_ms": None, "ort_ms": ms,
+                     "ort_gflops": None,
                      "ort_ops": op, "ort_spans": "", "remeasured": "", "sentence": ""})
     for r in rows:
         r["tlm_pct_peak"] = 100 * r["tlm_gflops"] / peak if r["tlm_gflops"] else None
@@ -305,12 +308,28 @@ def model_rows(model, threads, peak, out):
         r["lost_ms"] = r["tlm_ms"] - r["ort_ms"] if r["tlm_ms"] is not None else None
     totals = {"model": model, "ort_model_run_ms": prof["model_run_median_ms"],
               "ort_kernels_ms": sum(n["median_ms"] for n in prof["nodes"].values()),
-              "onnxruntime": prof["onnxruntime"], "runs": prof["runs"]}
+              "onnxruntime": prof["onnxruntime"], "runs": prof["runs"], "tlm_run_ms": tlm_run_ms}
     return rows, totals
 
 
+def read_inmodel(path):
+    """run.sh's inmodel step: {task id: ms summed over its instances} of the `best` set, and that
+    set's whole run in ms; ({}, None) when the step has not run."""
+    if not os.path.exists(path):
+        return {}, None
+    per_task, run_ms = {}, None
+    for r in csv.DictReader(open(path)):
+        if r["schedules"] != "best":
+            continue
+        if r["task"] == "e2e":
+            run_ms = float(r["ms"])
+        else:
+            per_task[int(r["task"])] = float(r["ms"]) * int(r["instances"])
+    return per_task, run_ms
+
+
 COLUMNS = ["model", "task", "kind", "weight", "gflop", "tlm_ms", "tlm_gflops", "tlm_pct_peak",
-           "ort_ms", "ort_gflops", "ort_pct_peak", "lost_ms", "ort_ops", "ort_spans", "remeasured",
+           "tlm_inmodel_ms", "ort_ms", "ort_gflops", "ort_pct_peak", "lost_ms", "ort_ops", "ort_spans", "remeasured",
            "sentence"]
 
 
@@ -341,7 +360,8 @@ def write_table(threads, models, out):
         tlm = sum(r["tlm_ms"] for r in both)
         ort = sum(r["ort_ms"] for r in both)
         w.writerow(["total", f"{len(rows) - len(both)} rows without tlm left out", "", "",
-                    fmt(sum(r["gflop"] for r in both), 4), fmt(tlm, 4), "", "", fmt(ort, 4), "",
+                    fmt(sum(r["gflop"] for r in both), 4), fmt(tlm, 4), "", "",
+                    fmt(sum(r["tlm_inmodel_ms"] or 0 for r in both), 4), fmt(ort, 4), "",
                     "", fmt(tlm - ort, 4), "", "", "", ""])
     with open(os.path.join(out, f"totals_{threads}t.json"), "w") as f:
         json.dump({"threads": threads, "peak_gflops": peak, "models": totals}, f, indent=1)
@@ -378,8 +398,8 @@ def markdown(out, top):
                      f"(fp32 peak {info['peak_gflops']:.1f} GFLOP/s on {threads} core"
                      f"{'s' if threads > 1 else ''}, measured in the same run)\n")
         parts.append("| # | model | task | kind | weight | GFLOP | tlm ms | tlm GFLOP/s | tlm % peak"
-                     " | ORT ms | ORT GFLOP/s | ORT % peak | lost ms | ORT nodes |\n"
-                     "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+                     " | tlm in-model ms | ORT ms | ORT GFLOP/s | ORT % peak | lost ms | ORT nodes |\n"
+                     "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
         for i, r in enumerate(rows[:top]):
             def num(c, d):
                 return f"{float(r[c]):.{d}f}" if r[c] else "-"
@@ -387,25 +407,36 @@ def markdown(out, top):
             parts.append(
                 f"| {i + 1} | {r['model']} | {r['task']} | {r['kind']} | {r['weight']} "
                 f"| {num('gflop', 3)} | {num('tlm_ms', 2)} | {num('tlm_gflops', 1)} "
-                f"| {num('tlm_pct_peak', 0)} | {num('ort_ms', 2)} | {num('ort_gflops', 1)} "
+                f"| {num('tlm_pct_peak', 0)} | {num('tlm_inmodel_ms', 2)} "
+                f"| {num('ort_ms', 2)} | {num('ort_gflops', 1)} "
                 f"| {num('ort_pct_peak', 0)} | {num('lost_ms', 2)} | {r['ort_ops']}{spans} |\n")
         parts.append(f"| | **total** ({len(rows)} rows; {total['task']}) | | | | {float(total['gflop']):.2f} "
-                     f"| **{float(total['tlm_ms']):.1f}** | | | **{float(total['ort_ms']):.1f}** "
+                     f"| **{float(total['tlm_ms']):.1f}** | | | {float(total['tlm_inmodel_ms'] or 0):.1f} "
+                     f"| **{float(total['ort_ms']):.1f}** "
                      f"| | | **{float(total['lost_ms']):.1f}** | |\n\n")
-        parts.append("Per model (ms): sum over tasks of tlm's best x weight; ORT's kernel time "
-                     "on the same nodes; ORT's whole run (model_run, median):\n\n"
-                     "| model | tlm tasks | ORT kernels | ORT run | tlm / ORT kernels | ORT |\n"
-                     "|---|---|---|---|---|---|\n")
-        by_model = collections.defaultdict(lambda: [0.0, 0.0])
+        parts.append("Per model (ms): sum over tasks of tlm's best x weight, each task timed alone; "
+                     "the same programs' per-task sum inside one whole tlm run, and that run "
+                     "(median, the inmodel step; - when not run); ORT's kernel time on the same "
+                     "nodes and its whole run (model_run, median, profiler on):\n\n"
+                     "| model | tlm tasks alone | tlm tasks in-model | tlm run | ORT kernels "
+                     "| ORT run | tlm / ORT kernels | tlm run / ORT run | ORT |\n"
+                     "|---|---|---|---|---|---|---|---|---|\n")
+        by_model = collections.defaultdict(lambda: [0.0, 0.0, 0.0])
         for r in rows:
             if not r["tlm_ms"]:
                 continue
             by_model[r["model"]][0] += float(r["tlm_ms"] or 0)
             by_model[r["model"]][1] += float(r["ort_ms"] or 0)
+            by_model[r["model"]][2] += float(r["tlm_inmodel_ms"] or 0)
         for t in info["models"]:
-            a, b = by_model[t["model"]]
-            parts.append(f"| {t['model']} | {a:.1f} | {b:.1f} | {t['ort_model_run_ms']:.1f} "
-                         f"| {a / b if b else 0:.2f}x | {t['onnxruntime']}, median of {t['runs']} runs |\n")
+            a, b, c = by_model[t["model"]]
+            run, ort_run = t.get("tlm_run_ms"), t["ort_model_run_ms"]
+            inm = f"{c:.1f}" if run else "-"
+            run_s = f"{run:.1f}" if run else "-"
+            ratio = f"{run / ort_run:.2f}x" if run else "-"
+            parts.append(f"| {t['model']} | {a:.1f} | {inm} | {run_s} | {b:.1f} | {ort_run:.1f} "
+                         f"| {a / b if b else 0:.2f}x | {ratio} "
+                         f"| {t['onnxruntime']}, median of {t['runs']} runs |\n")
         parts.append("\n")
     commands = os.path.join(out, "commands.txt")
     if os.path.exists(commands):

@@ -3,8 +3,8 @@
 # files of bench/e2e/models.py), tlm's best known program next to the time ONNX Runtime spends
 # on the same ONNX nodes, sorted by the time lost (bench/lose/lose.py explains the mapping).
 #
-#   bench/lose/run.sh THREADS TRIALS [STEP...]    steps: maps peak tune final ort table
-#                                                  (default: all of them, peak twice)
+#   bench/lose/run.sh THREADS TRIALS [STEP...]    steps: maps peak tune final ort inmodel
+#                                                  table (default: all of them, peak twice)
 #
 #   maps   `tlm extract MODEL --json` -> results/lose/maps/MODEL.json (tasks, instances, nodes)
 #   peak   tlm_bench_kernels --peak-only on the same cores, appended to peak_<THREADS>t.txt (run
@@ -15,6 +15,9 @@
 #   final  the best program of each task timed again (`tlm measure`, 15 samples) right before
 #          ORT's profile, so that both sides are measured in the same minutes ->
 #          final/MODEL.<THREADS>t.jsonl (replaced on every run)
+#   inmodel  the same best programs inside one whole tlm run (`tlm run --schedules best=final/...
+#          --csv`, taking turns with the default schedules) -> inmodel/MODEL.<THREADS>t.csv: each
+#          task's in-model time and tlm's whole run, beside ORT's (both sides then in-model)
 #   ort    ONNX Runtime with its profiler, intra_op_num_threads THREADS -> ort/MODEL.<THREADS>t.json
 #   table  lose_<THREADS>t.csv, totals_<THREADS>t.json and lose.md (all thread counts present)
 #
@@ -33,14 +36,14 @@ main() {  # (a function: bash reads all of it before running, so editing the fil
   trials=${2:?usage: bench/lose/run.sh THREADS TRIALS [STEP...]}
   shift 2
   steps=("$@")
-  ((${#steps[@]})) || steps=(maps peak tune final ort peak table)
+  ((${#steps[@]})) || steps=(maps peak tune final ort inmodel peak table)
   read -r -a models <<< "${MODELS:-resnet50 mobilenet_v2 bert-base gpt2}"
   build=${BUILD:-build}
   cpus=${CPUS:-$( ((threads == 1)) && echo 0 || echo "0-$((threads - 1))")}
   out=${LOSE_OUT:-bench/results/lose}
   export LOSE_OUT=$out
   onnx=bench/results/e2e/onnx
-  mkdir -p "$out/maps" "$out/records" "$out/logs" "$out/ort" "$out/final" "$onnx"
+  mkdir -p "$out/maps" "$out/records" "$out/logs" "$out/ort" "$out/final" "$out/inmodel" "$onnx"
 
   run() {  # logs the command, then runs it
     echo "$*" >> "$out/commands.txt"
@@ -81,12 +84,21 @@ main() {  # (a function: bash reads all of it before running, so editing the fil
       ort)
         run taskset -c "$cpus" bench/.venv/bin/python bench/lose/lose.py ort --threads "$threads" "${models[@]}"
         ;;
+      inmodel)
+        for m in "${models[@]}"; do
+          f=$out/final/$m.${threads}t.jsonl
+          [[ -s $f ]] || { echo "inmodel: no $f (run the final step first)" >&2; exit 1; }
+          run taskset -c "$cpus" "$build/tlm" --threads "$threads" run "$onnx/$m.onnx" \
+            --schedules "best=$f" --no-verify --repeat 20 --csv "$out/inmodel/$m.${threads}t.csv" |
+            grep -E '^end-to-end'
+        done
+        ;;
       table)
         run /usr/bin/python3 bench/lose/lose.py table --threads "$threads" "${models[@]}"
         run /usr/bin/python3 bench/lose/lose.py md
         ;;
       *)
-        echo "unknown step '$step' (steps: maps peak tune final ort table)" >&2
+        echo "unknown step '$step' (steps: maps peak tune final ort inmodel table)" >&2
         exit 1
         ;;
     esac
