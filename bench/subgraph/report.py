@@ -15,7 +15,11 @@ Writes bench/results/subgraph/{curves.csv, summary.csv, summary.md, curves.png, 
 Records are mapped to tasks by order: run.sh tunes the tasks of tasks.txt one after another, so the
 n-th distinct task key of a file is the n-th task; its workload must match tasks.txt.
 
-    bench/subgraph/report.py [--tasks FILE] [--out DIR]
+    bench/subgraph/report.py [--tasks FILE] [--out DIR] [--tvm CSV]
+
+--tvm adds TVM MetaSchedule (bench/tvm/tune.py's subgraph_<machine>.csv, same tasks by label, same
+machine) as the strategy "metaschedule": its best after k from that CSV (tuned by MetaSchedule,
+timed by TVM's own runner; the whole-subgraph "final" builds are in the CSV, not in the curves).
 
 --tasks (default: env TASKS, else bench/subgraph/tasks.txt) and --out (default: env OUT, else
 bench/results/subgraph; records are read from and the report written to it): the same two knobs
@@ -62,6 +66,22 @@ def read_records(path):
     return series, kinds
 
 
+def read_tvm(path, tasks):
+    """{task index: {k: best seconds after k}} from bench/tvm/tune.py's CSV (rows label, kind, k,
+    best_ms, ...; the "final" rows are left out)."""
+    import csv
+
+    index = {label: i for i, (label, _, _) in enumerate(tasks)}
+    out = {}
+    for r in csv.DictReader(open(path)):
+        if r["k"] == "final" or not r["best_ms"]:
+            continue
+        if r["label"] not in index:
+            sys.exit(f"{path}: subgraph '{r['label']}' is not in {os.path.basename(TASKS)}")
+        out.setdefault(index[r["label"]], {})[int(r["k"])] = float(r["best_ms"]) * 1e-3
+    return out
+
+
 def throughput(log):
     """(valid measurements, seconds of measuring) summed over a run.sh log's tune runs."""
     valid = secs = 0
@@ -85,12 +105,14 @@ def main():
     ap.add_argument("--out", default=os.environ.get("OUT") or RESULTS,
                     help="records and report directory (default: env OUT, else "
                     "bench/results/subgraph)")
+    ap.add_argument("--tvm", help="TVM MetaSchedule's subgraph_<machine>.csv (bench/tvm/tune.py)")
     a = ap.parse_args()
     TASKS, RESULTS = os.path.abspath(a.tasks), os.path.abspath(a.out)
     tasks = read_tasks()
     strategies = [s for s in ORDER if os.path.exists(os.path.join(RESULTS, s + ".jsonl"))]
     if not strategies:
         sys.exit(f"no records in {RESULTS}")
+    tvm = read_tvm(a.tvm, tasks) if a.tvm else None  # task index -> {k: seconds}
     data = {}  # strategy -> task index -> latencies
     for s in strategies:
         series, kinds = read_records(os.path.join(RESULTS, s + ".jsonl"))
@@ -100,8 +122,14 @@ def main():
                          f"{tasks[i][1] if i < len(tasks) else 'nothing'}")
         data[s] = series
     auto = {s: s.startswith("halide-") for s in strategies}
+    if tvm is not None:
+        strategies.append("metaschedule")
+        auto["metaschedule"] = False
+        data["metaschedule"] = {}  # no measurement series: value() reads the CSV's k rows
 
     def value(s, i, k):
+        if s == "metaschedule":
+            return tvm.get(i, {}).get(k)
         lat = data[s].get(i)
         if not lat:
             return None
