@@ -4,8 +4,9 @@ spends on the same ONNX nodes, sorted by the time lost. Driven by bench/lose/run
     lose.py ort MODEL... --threads N       profile ONNX Runtime (bench/.venv): per ORT node, the
                                            median kernel time over --runs runs after --warmup,
                                            and the optimized graph (to map fused nodes back)
-    lose.py best MODEL --threads N         the best sentence of each task in the records (the
-                                           run.sh `final` step times them again with tlm measure)
+    lose.py best MODEL --threads N         the best three sentences of each task in the records
+                                           (the run.sh `final` step times them again with tlm
+                                           measure; the fastest counts)
     lose.py table --threads N MODEL...     join: tlm's task map (`tlm extract --json`), its
                                            records (best re-measured program per task), the
                                            measured peak and ORT's profile -> lose_<N>t.csv;
@@ -27,10 +28,10 @@ subgraphs) form "not in tlm" rows. When ORT fuses nodes that tlm put into differ
 whole time lands on the task of the fused node's output (the `ort_spans` column names the other
 tasks its original nodes belong to), so such rows are approximate; totals are exact.
 
-tlm's time: per task, the best re-measured program of the records (the tuner's step 4: strategy
-"<s>/remeasure", the latest re-measurement of each sentence, the lowest of those), else the best
-search record; replaced by its time in results/lose/final/MODEL.<N>t.jsonl when run.sh's `final`
-step timed it again (with `tlm measure`, right before ORT's profile); x weight. GFLOP/s from tlm's FLOP count; % of peak from bench/results/lose/peak_<N>t.txt
+tlm's time: per task, the fastest program of the records, each sentence with its latest
+re-measurement (the tuner's step 4: strategy "<s>/remeasure") if it has one, else its first
+measurement; replaced by the fastest of results/lose/final/MODEL.<N>t.jsonl when run.sh's `final`
+step timed the best three again (with `tlm measure`, right before ORT's profile); x weight. GFLOP/s from tlm's FLOP count; % of peak from bench/results/lose/peak_<N>t.txt
 (tlm_bench_kernels --peak-only on the same cores, the highest measurement of the run).
 """
 import argparse
@@ -128,9 +129,12 @@ def profile_ort(model, onnx_path, threads, warmup, runs, out_dir):
 # --- tlm records --------------------------------------------------------------------------------
 
 
-def best_per_task(records_path, threads, strategy=None):
-    """task key hash -> (best seconds, sentence, re-measured?), as the tuner's step 4 picks it.
-    strategy None: every strategy's records (a union of tuning runs is one pool)."""
+def best_per_task(records_path, threads, strategy=None, top=1):
+    """task key hash -> (best seconds, sentence, re-measured?). Each sentence counts with its
+    latest re-measurement if it has one (the tuner's step 4), else its first measurement; the
+    fastest wins. With top > 1: task key hash -> the `top` fastest such triples, fastest first.
+    strategy None: every strategy's records (a union of tuning runs is one pool, so an expert
+    program measured once still competes with another run's re-measured best)."""
     again, first = collections.defaultdict(dict), collections.defaultdict(dict)
     if not os.path.exists(records_path):
         print(f"warning: no records {records_path}: tlm's column stays empty", file=sys.stderr)
@@ -156,9 +160,10 @@ def best_per_task(records_path, threads, strategy=None):
                 first[k].setdefault(r["sentence"], r["median_s"])
     best = {}
     for k in set(again) | set(first):
-        pool, re_measured = (again[k], True) if again[k] else (first[k], False)
-        s, t = min(pool.items(), key=lambda kv: kv[1])
-        best[k] = (t, s, re_measured)
+        pool = {s: (t, False) for s, t in first[k].items()}
+        pool.update({s: (t, True) for s, t in again[k].items()})
+        ranked = sorted((t, s, re) for s, (t, re) in pool.items())
+        best[k] = ranked[0] if top == 1 else ranked[:top]
     return best
 
 
@@ -463,6 +468,8 @@ def main():
     b = sub.add_parser("best")
     b.add_argument("model")
     b.add_argument("--threads", type=int, required=True)
+    b.add_argument("--top", type=int, default=3, help="sentences per task (run.sh's final step "
+                   "times them all again; the table keeps each task's fastest)")
     md = sub.add_parser("md")
     md.add_argument("--top", type=int, default=25)
     a = ap.parse_args()
@@ -473,9 +480,10 @@ def main():
                         os.path.join(OUT, "ort"))
     elif a.cmd == "best":
         best = best_per_task(os.path.join(OUT, "records", f"{a.model}.{a.threads}t.jsonl"),
-                             a.threads)
-        for _, sentence, _ in best.values():
-            print(sentence)
+                             a.threads, top=a.top)
+        for ranked in best.values():
+            for _, sentence, _ in (ranked if a.top > 1 else [ranked]):
+                print(sentence)
     elif a.cmd == "table":
         write_table(a.threads, a.models, OUT)
     else:

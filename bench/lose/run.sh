@@ -12,7 +12,8 @@
 #   tune   tlm tune --strategy evolutionary --trials-per-task TRIALS --threads THREADS, records
 #          results/lose/records/MODEL.<THREADS>t.jsonl (resumable: re-run with the same or a
 #          larger TRIALS to continue), logs/MODEL.<THREADS>t.tune.log (the per-task table)
-#   final  the best program of each task timed again (`tlm measure`, 15 samples) right before
+#   final  the best three programs of each task timed again (`tlm measure`, 15 samples; the
+#          fastest counts) right before
 #          ORT's profile, so that both sides are measured in the same minutes ->
 #          final/MODEL.<THREADS>t.jsonl (replaced on every run)
 #   inmodel  the same best programs inside one whole tlm run (`tlm run --schedules best=final/...
