@@ -253,6 +253,10 @@ def main():
                             wall += f" ({info['timed_runs']} runs)"
                     elif info and info["measured_runs"]:
                         wall = hms(info["wall_s"])
+                    if info and info["runs"] > max(info["timed_runs"], info["measured_runs"]):
+                        # a stretch killed before its summary line: its time is not in `wall`
+                        k = info["runs"] - max(info["timed_runs"], info["measured_runs"])
+                        wall += f" + {k} interrupted stretch{'es' if k > 1 else ''}"
                     if tag and not os.path.exists(os.path.join(rec_dir, f"{m}.t{t}.{tag}.jsonl.done")):
                         note = (note + "; " if note else "") + "tuning unfinished"
                 cov = "/".join(map(str, s["coverage"])) if s.get("coverage") else ""

@@ -407,7 +407,7 @@ def markdown(out, top):
                      "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
         for i, r in enumerate(rows[:top]):
             def num(c, d):
-                return f"{float(r[c]):.{d}f}" if r[c] else "-"
+                return f"{float(r[c]):.{d}f}" if r.get(c) else "-"  # older CSVs lack columns
             spans = f" (+ tasks {r['ort_spans']})" if r["ort_spans"] else ""
             parts.append(
                 f"| {i + 1} | {r['model']} | {r['task']} | {r['kind']} | {r['weight']} "
@@ -416,7 +416,7 @@ def markdown(out, top):
                 f"| {num('ort_ms', 2)} | {num('ort_gflops', 1)} "
                 f"| {num('ort_pct_peak', 0)} | {num('lost_ms', 2)} | {r['ort_ops']}{spans} |\n")
         parts.append(f"| | **total** ({len(rows)} rows; {total['task']}) | | | | {float(total['gflop']):.2f} "
-                     f"| **{float(total['tlm_ms']):.1f}** | | | {float(total['tlm_inmodel_ms'] or 0):.1f} "
+                     f"| **{float(total['tlm_ms']):.1f}** | | | {float(total.get('tlm_inmodel_ms') or 0):.1f} "
                      f"| **{float(total['ort_ms']):.1f}** "
                      f"| | | **{float(total['lost_ms']):.1f}** | |\n\n")
         parts.append("Per model (ms): sum over tasks of tlm's best x weight, each task timed alone; "
@@ -432,7 +432,7 @@ def markdown(out, top):
                 continue
             by_model[r["model"]][0] += float(r["tlm_ms"] or 0)
             by_model[r["model"]][1] += float(r["ort_ms"] or 0)
-            by_model[r["model"]][2] += float(r["tlm_inmodel_ms"] or 0)
+            by_model[r["model"]][2] += float(r.get("tlm_inmodel_ms") or 0)
         for t in info["models"]:
             a, b, c = by_model[t["model"]]
             run, ort_run = t.get("tlm_run_ms"), t["ort_model_run_ms"]
