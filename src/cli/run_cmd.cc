@@ -282,45 +282,44 @@ std::string alone_table(const Partition& p, CompiledModel& m, const std::vector<
   hot.repeat = cold.repeat = idle.repeat = repeat;
   cold.flush_bytes = int64_t(64) << 20;
   idle.pause_us = 2000;
+  std::fprintf(stderr, "timing %zu instances alone, cold and idle...\n", p.instances.size());
   const std::vector<std::vector<double>> t = {in_model.instance_ms, m.time_alone(inputs, hot),
                                               m.time_alone(inputs, cold),
                                               m.time_alone(inputs, idle)};
+  // total[c][task]: column c's ms summed over the task's instances; count[task]: instances.
   const size_t nt = p.tasks.size();
-  std::vector<std::vector<std::vector<double>>> ms(t.size(), std::vector<std::vector<double>>(nt));
-  for (size_t c = 0; c < t.size(); c++)
-    for (size_t k = 0; k < p.instances.size(); k++) ms[c][p.instances[k].task].push_back(t[c][k]);
+  std::vector<std::vector<double>> total(t.size(), std::vector<double>(nt, 0.0));
+  std::vector<size_t> count(nt, 0);
+  for (size_t k = 0; k < p.instances.size(); k++) {
+    count[p.instances[k].task]++;
+    for (size_t c = 0; c < t.size(); c++) total[c][p.instances[k].task] += t[c][k];
+  }
   std::string out;
   char cell[256];
   std::snprintf(cell, sizeof cell, "%4s  %-24s %9s %10s %10s %10s %10s %9s\n", "task", "kind",
                 "instances", "in-model", "alone", "cold", "idle", "in/alone");
   out += cell;
-  std::vector<double> sum(t.size(), 0);
-  for (size_t i = 0; i < nt; i++) {
-    if (ms[0][i].empty()) continue;
-    std::snprintf(cell, sizeof cell, "%4d  %-24.24s %9zu", p.tasks[i].id,
-                  p.tasks[i].sub.kind.c_str(), ms[0][i].size());
+  auto row = [&](const char* id, const char* kind, size_t n, const std::vector<double>& v) {
+    std::snprintf(cell, sizeof cell, "%4s  %-24.24s %9zu", id, kind, n);
     out += cell;
-    for (size_t c = 0; c < t.size(); c++) {
-      double total = 0;
-      for (double x : ms[c][i]) total += x;
-      sum[c] += total;
-      std::snprintf(cell, sizeof cell, " %10.3f", total);
+    for (double x : v) {
+      std::snprintf(cell, sizeof cell, " %10.3f", x);
       out += cell;
     }
-    double a = 0, b = 0;
-    for (double x : ms[0][i]) a += x;
-    for (double x : ms[1][i]) b += x;
-    std::snprintf(cell, sizeof cell, " %8.2fx\n", b > 0 ? a / b : 0.0);
+    std::snprintf(cell, sizeof cell, " %8.2fx\n", v[1] > 0 ? v[0] / v[1] : 0.0);
     out += cell;
+  };
+  std::vector<double> sum(t.size(), 0.0);
+  for (size_t i = 0; i < nt; i++) {
+    if (count[i] == 0) continue;
+    std::vector<double> v;
+    for (size_t c = 0; c < t.size(); c++) {
+      v.push_back(total[c][i]);
+      sum[c] += total[c][i];
+    }
+    row(std::to_string(p.tasks[i].id).c_str(), p.tasks[i].sub.kind.c_str(), count[i], v);
   }
-  std::snprintf(cell, sizeof cell, "%4s  %-24s %9zu", "", "sum", p.instances.size());
-  out += cell;
-  for (size_t c = 0; c < t.size(); c++) {
-    std::snprintf(cell, sizeof cell, " %10.3f", sum[c]);
-    out += cell;
-  }
-  std::snprintf(cell, sizeof cell, " %8.2fx\n", sum[1] > 0 ? sum[0] / sum[1] : 0.0);
-  out += cell;
+  row("", "sum", p.instances.size(), sum);
   out += "  (ms summed over each task's instances, each a median; alone: the instance run by "
          "itself in a row; cold: after writing 64 MiB; idle: after a 2 ms sleep)\n";
   return out;
