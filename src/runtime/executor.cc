@@ -93,7 +93,9 @@ struct CompiledModel::Impl {
 
   void bind_inputs(const std::vector<Tensor>& inputs);
   void unbind_inputs();
-  void run_instance(size_t k) { tasks[bindings[k].task].run(bindings[k].inputs, bindings[k].output); }
+  void run_instance(size_t k) {
+    tasks[bindings[k].task].run(bindings[k].inputs, bindings[k].output);
+  }
   void execute(const std::vector<Tensor>& inputs, std::vector<double>* instance_ms);
   std::vector<Tensor> collect_outputs(const std::vector<Tensor>& inputs) const;
 };

@@ -124,8 +124,9 @@ TEST(LmCli, TrainGenerateAndTuneWithoutMeasurement) {
     named++;
   EXPECT_EQ(named, 3u) << other.output;
   EXPECT_NE(other.output.find("--threads"), std::string::npos) << other.output;
-  EXPECT_NE(other.output.find(std::to_string(experts - 3) + " more lines written for other hardware"),
-            std::string::npos)
+  EXPECT_NE(
+      other.output.find(std::to_string(experts - 3) + " more lines written for other hardware"),
+      std::string::npos)
       << other.output;
   EXPECT_NE(other.output.find("0 measured"), std::string::npos) << other.output;
   Result none = run_tlm("generate bert-tiny:seq=16 --task 99 --expert");
