@@ -130,11 +130,11 @@ def profile_ort(model, onnx_path, threads, warmup, runs, out_dir):
 
 
 def best_per_task(records_path, threads, strategy=None, top=1):
-    """task key hash -> (best seconds, sentence, re-measured?). Each sentence counts with its
-    latest re-measurement if it has one (the tuner's step 4), else its first measurement; the
-    fastest wins. With top > 1: task key hash -> the `top` fastest such triples, fastest first.
-    strategy None: every strategy's records (a union of tuning runs is one pool, so an expert
-    program measured once still competes with another run's re-measured best)."""
+    """task key hash -> the `top` fastest (seconds, sentence, re-measured?), fastest first. Each
+    sentence counts with its latest re-measurement if it has one (the tuner's step 4), else its
+    first measurement. strategy None: every strategy's records (a union of tuning runs is one
+    pool, so an expert program measured once still competes with another run's re-measured
+    best)."""
     again, first = collections.defaultdict(dict), collections.defaultdict(dict)
     if not os.path.exists(records_path):
         print(f"warning: no records {records_path}: tlm's column stays empty", file=sys.stderr)
@@ -163,7 +163,7 @@ def best_per_task(records_path, threads, strategy=None, top=1):
         pool = {s: (t, False) for s, t in first[k].items()}
         pool.update({s: (t, True) for s, t in again[k].items()})
         ranked = sorted((t, s, re) for s, (t, re) in pool.items())
-        best[k] = ranked[0] if top == 1 else ranked[:top]
+        best[k] = ranked[:top]
     return best
 
 
@@ -256,7 +256,8 @@ def model_rows(model, threads, peak, out):
     task_map = json.load(open(os.path.join(out, "maps", f"{model}.json")))
     orig = Original(os.path.join(out, "..", "e2e", "onnx", f"{model}.onnx"), task_map)
     prof = json.load(open(os.path.join(out, "ort", f"{model}.{threads}t.json")))
-    best = best_per_task(os.path.join(out, "records", f"{model}.{threads}t.jsonl"), threads)
+    records = os.path.join(out, "records", f"{model}.{threads}t.jsonl")
+    best = {k: ranked[0] for k, ranked in best_per_task(records, threads).items()}
     final = os.path.join(out, "final", f"{model}.{threads}t.jsonl")
     if os.path.exists(final):  # the same programs timed again next to ORT's profile
         best.update(best_final(final, threads))
@@ -334,8 +335,8 @@ def read_inmodel(path):
 
 
 COLUMNS = ["model", "task", "kind", "weight", "gflop", "tlm_ms", "tlm_gflops", "tlm_pct_peak",
-           "tlm_inmodel_ms", "ort_ms", "ort_gflops", "ort_pct_peak", "lost_ms", "ort_ops", "ort_spans", "remeasured",
-           "sentence"]
+           "tlm_inmodel_ms", "ort_ms", "ort_gflops", "ort_pct_peak", "lost_ms", "ort_ops",
+           "ort_spans", "remeasured", "sentence"]
 
 
 def fmt(v, digits=3):
@@ -482,7 +483,7 @@ def main():
         best = best_per_task(os.path.join(OUT, "records", f"{a.model}.{a.threads}t.jsonl"),
                              a.threads, top=a.top)
         for ranked in best.values():
-            for _, sentence, _ in (ranked if a.top > 1 else [ranked]):
+            for _, sentence, _ in ranked:
                 print(sentence)
     elif a.cmd == "table":
         write_table(a.threads, a.models, OUT)
