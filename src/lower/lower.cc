@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <mutex>
 #include <thread>
@@ -99,8 +100,14 @@ Expr read(const Ctx& c, ValueId v, const Index& idx) {
       return s.scalar;
     case Source::kFunc:
       return s.func(h);
-    case Source::kParam:
-      return s.param(h);
+    case Source::kParam: {
+      if (s.block == 0) return s.param(h);
+      std::vector<Expr> b = {h[s.block_dim] % s.block};
+      for (size_t d = 0; d < h.size(); d++)
+        if ((int)d != s.block_dim) b.push_back(h[d]);
+      b.push_back(h[s.block_dim] / s.block);
+      return s.param(b);
+    }
     case Source::kBuffer:
       return s.buffer(h);
     case Source::kNone:
@@ -238,7 +245,7 @@ LoweredTask& LoweredTask::operator=(const LoweredTask& o) {
   return *this;
 }
 
-LoweredTask lower_subgraph(const Subgraph& sub) {
+LoweredTask lower_subgraph(const Subgraph& sub, const std::vector<InputLayout>& blocked) {
   LoweredTask t;
   t.sub = sub;
   const Graph& g = t.sub.graph;
@@ -246,21 +253,32 @@ LoweredTask lower_subgraph(const Subgraph& sub) {
       << "subgraph '" << g.name << "' has " << g.outputs.size() << " outputs, expected 1";
   Ctx c(g);
 
+  TLM_CHECK(blocked.empty() || blocked.size() == g.inputs.size())
+      << "lower_subgraph: " << blocked.size() << " layouts for " << g.inputs.size() << " inputs";
   for (size_t i = 0; i < g.inputs.size(); i++) {
     const Value& v = g.value(g.inputs[i]);
     check_shape_fits("input " + v.name, v.shape);
-    int r = (int)v.shape.size();
-    Halide::ImageParam p(halide_type(v.dtype), r,
-                         "in" + std::to_string(i) + "_" + sanitize(v.name));
-    int64_t stride = 1;
-    for (int k = 0; k < r; k++) {
-      int64_t e = v.shape[r - 1 - k];
-      p.dim(k).set_bounds(0, (int)e).set_stride((int)stride);
-      stride *= std::max<int64_t>(e, 1);
+    InputLayout layout;
+    if (!blocked.empty() && blocked[i].block > 0) {
+      layout = blocked[i];
+      TLM_CHECK(layout.block_dim >= 0 && layout.block_dim < (int)v.shape.size())
+          << "lower_subgraph: input " << v.name << " blocked along dim " << layout.block_dim;
     }
-    c.src[g.inputs[i]].kind = Source::kParam;
-    c.src[g.inputs[i]].param = p;
+    const std::vector<halide_dimension_t> dims = storage_dims(v.shape, layout);
+    Halide::ImageParam p(halide_type(v.dtype), (int)dims.size(),
+                         "in" + std::to_string(i) + "_" + sanitize(v.name));
+    for (size_t k = 0; k < dims.size(); k++)
+      p.dim((int)k).set_bounds(0, dims[k].extent).set_stride(dims[k].stride);
+    Source& s = c.src[g.inputs[i]];
+    s.kind = Source::kParam;
+    s.param = p;
+    s.block_dim = layout.block_dim;
+    s.block = layout.block;
     t.inputs.push_back(p);
+    if (layout.block > 0) {
+      t.input_storage.resize(g.inputs.size());
+      t.input_storage[i] = layout;
+    }
   }
   for (size_t id = 0; id < g.values.size(); id++) {
     const Value& v = g.values[id];
@@ -372,7 +390,7 @@ void CompiledTask::run(const std::vector<Halide::Buffer<>>& inputs, Halide::Buff
   Halide::ParamMap pm;
   std::vector<Halide::Buffer<>> repacked(params_.size());
   for (size_t i = 0; i < params_.size(); i++) {
-    if (in_storage_order(i, inputs[i])) {
+    if (in_layout(i, inputs[i])) {
       pm.set(params_[i], inputs[i]);
     } else {
       repacked[i] = prepare_input(i, inputs[i]);
@@ -382,11 +400,22 @@ void CompiledTask::run(const std::vector<Halide::Buffer<>>& inputs, Halide::Buff
   pipeline_.realize(Halide::Pipeline::RealizationArg(output), target_, pm);
 }
 
-bool CompiledTask::in_storage_order(size_t j, const Halide::Buffer<>& b) const {
-  const std::vector<int>& order = input_storage_.at(j);
-  if (order.empty() || !b.defined()) return true;
+// True when `b` already has input j's layout: its dims are those storage_dims() gives (dense
+// inputs: any buffer, Halide checks it).
+bool CompiledTask::in_layout(size_t j, const Halide::Buffer<>& b) const {
+  const InputLayout& layout = input_storage_.at(j);
+  if (layout.dense() || !b.defined()) return true;
+  if (b.dimensions() != params_[j].dimensions()) return false;
+  if (layout.block > 0) {  // rank + 1, dense, blocks of the right size
+    int64_t stride = 1;
+    for (int d = 0; d < b.dimensions(); d++) {
+      if (b.dim(d).stride() != stride || b.dim(d).min() != 0) return false;
+      stride *= std::max(1, b.dim(d).extent());
+    }
+    return b.dim(0).extent() == layout.block;
+  }
   int64_t stride = 1;
-  for (int d : order) {
+  for (int d : layout.order) {
     if (d >= b.dimensions() || b.dim(d).stride() != stride) return false;
     stride *= std::max(1, b.dim(d).extent());
   }
@@ -394,37 +423,83 @@ bool CompiledTask::in_storage_order(size_t j, const Halide::Buffer<>& b) const {
 }
 
 Halide::Buffer<> CompiledTask::prepare_input(size_t j, const Halide::Buffer<>& dense) const {
-  TLM_CHECK(j < input_storage_.size()) << "prepare_input: input " << j << " of "
-                                       << input_storage_.size();
-  if (in_storage_order(j, dense)) return dense;
+  TLM_CHECK(j < input_storage_.size())
+      << "prepare_input: input " << j << " of " << input_storage_.size();
+  if (in_layout(j, dense)) return dense;
   return packed_copy(dense, input_storage_[j]);
 }
 
-std::vector<int64_t> storage_strides(const Shape& shape, const std::vector<int>& storage) {
+std::vector<halide_dimension_t> storage_dims(const Shape& shape, const InputLayout& layout) {
   const int r = (int)shape.size();
-  std::vector<int64_t> stride(r, 1);
-  std::vector<int> order = storage;
+  std::vector<int64_t> extent(r);
+  for (int d = 0; d < r; d++) extent[d] = shape[r - 1 - d];  // Halide dim d = ONNX dim r-1-d
+  std::vector<halide_dimension_t> dims;
+  if (layout.block > 0) {
+    const int bd = layout.block_dim;
+    TLM_CHECK(bd >= 0 && bd < r) << "storage_dims: block dim " << bd << " of rank " << r;
+    std::vector<int64_t> e = {layout.block};
+    for (int d = 0; d < r; d++)
+      if (d != bd) e.push_back(extent[d]);
+    e.push_back((extent[bd] + layout.block - 1) / layout.block);
+    int64_t stride = 1;
+    for (int64_t x : e) {
+      dims.push_back(halide_dimension_t(0, (int32_t)x, (int32_t)stride));
+      stride *= std::max<int64_t>(1, x);
+    }
+    TLM_USER_CHECK(stride <= INT32_MAX) << "blocked layout of " << shape_str(shape) << " too large";
+    return dims;
+  }
+  std::vector<int> order = layout.order;
   if (order.empty())
     for (int d = 0; d < r; d++) order.push_back(d);
+  dims.assign(r, halide_dimension_t(0, 0, 0));
   int64_t s = 1;
   for (int d : order) {
-    stride[d] = s;
-    s *= std::max<int64_t>(1, shape[r - 1 - d]);  // Halide dim d = ONNX dim r-1-d
+    dims[d] = halide_dimension_t(0, (int32_t)extent[d], (int32_t)s);
+    s *= std::max<int64_t>(1, extent[d]);
   }
-  return stride;
+  return dims;
 }
 
-Halide::Buffer<> packed_copy(const Halide::Buffer<>& dense, const std::vector<int>& storage) {
-  std::vector<int> sizes(dense.dimensions());
-  for (int d = 0; d < dense.dimensions(); d++) sizes[d] = dense.dim(d).extent();
-  Halide::Buffer<> packed(dense.type(), sizes, storage);
-  packed.copy_from(dense);
+Halide::Buffer<> packed_copy(const Halide::Buffer<>& dense, const InputLayout& layout) {
+  const int r = dense.dimensions();
+  if (layout.block == 0) {
+    std::vector<int> sizes(r);
+    for (int d = 0; d < r; d++) sizes[d] = dense.dim(d).extent();
+    Halide::Buffer<> packed(dense.type(), sizes, layout.order);
+    packed.copy_from(dense);
+    return packed;
+  }
+  Shape shape(r);
+  for (int d = 0; d < r; d++) shape[r - 1 - d] = dense.dim(d).extent();
+  const std::vector<halide_dimension_t> dims = storage_dims(shape, layout);
+  std::vector<int> sizes;
+  for (const halide_dimension_t& d : dims) sizes.push_back(d.extent);
+  Halide::Buffer<> packed(dense.type(), sizes);
+  const size_t esize = dense.type().bytes();
+  std::memset(packed.data(), 0, packed.size_in_bytes());
+  // Element by element: packed (i % B, others..., i / B) <- dense (..., i, ...).
+  const int bd = layout.block_dim, B = layout.block;
+  const uint8_t* src = static_cast<const uint8_t*>(dense.data());
+  uint8_t* dst = static_cast<uint8_t*>(packed.data());
+  std::vector<int> pos(r, 0);
+  const int64_t n = dense.number_of_elements();
+  for (int64_t k = 0; k < n; k++) {
+    int64_t from = 0, to = (int64_t)(pos[bd] % B) * dims[0].stride;
+    for (int d = 0, o = 1; d < r; d++) {
+      from += (int64_t)pos[d] * dense.dim(d).stride();
+      if (d != bd) to += (int64_t)pos[d] * dims[o++].stride;
+    }
+    to += (int64_t)(pos[bd] / B) * dims[r].stride;
+    std::memcpy(dst + to * esize, src + from * esize, esize);
+    for (int d = 0; d < r && ++pos[d] == dense.dim(d).extent(); d++) pos[d] = 0;
+  }
   return packed;
 }
 
 bool CompiledTask::has_prepacked_inputs() const {
-  for (const std::vector<int>& o : input_storage_)
-    if (!o.empty()) return true;
+  for (const InputLayout& l : input_storage_)
+    if (!l.dense()) return true;
   return false;
 }
 

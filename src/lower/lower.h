@@ -13,8 +13,9 @@
 //                             Runs in seconds for whole models; never tuned.
 //   compile_task(t, target)   JIT-compiles; the result runs on raw tensor memory.
 //   prepacked constants       a schedule may ask for a constant input (a model weight, "w*") in
-//                             another storage order (LoweredTask::input_storage: the packing of
-//                             a whole operand at root, paid once instead of on every run);
+//                             another layout (LoweredTask::input_storage, InputLayout: another
+//                             dim order, or blocked along one dim; the packing of a whole
+//                             operand at root, paid once instead of on every run);
 //                             CompiledTask::prepare_input makes that copy once, when the caller
 //                             binds the weights (the executor, the measurement harness, the AOT
 //                             artifact's weights file), and run() makes it per call for a caller
@@ -33,6 +34,7 @@
 #include <Halide.h>
 
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "partition/partition.h"
@@ -62,6 +64,29 @@ struct Stage {
   std::vector<int64_t> rextents;  // extent of each rdom dimension, rdom order (r[0] innermost)
 };
 
+// The layout of a constant input packed once (lower.h, prepacked constants). Either
+//   order  the Halide dims innermost first (empty: dense, Halide dim order); the buffer keeps the
+//          input's rank and only its strides change; or
+//   block  > 0: blocked along Halide dim `block_dim` (MLAS's packed B, oneDNN's OIhw16o): that
+//          dim is cut into blocks of `block` elements (the last one zero-padded) and stored
+//          [block index][the other dims, Halide order][position in the block] -- a dense buffer
+//          of rank + 1 whose dim 0 is the position in the block and whose last dim the block
+//          index, so a register block of `block` lanes walks the other dims in one contiguous
+//          stream. The program reads element i of that dim at (i % block, ..., i / block);
+//          lower_subgraph() builds the input that way when asked to.
+struct InputLayout {
+  std::vector<int> order;
+  int block_dim = -1;
+  int block = 0;
+  bool dense() const { return order.empty() && block == 0; }
+  bool operator==(const InputLayout& o) const {
+    return order == o.order && block_dim == o.block_dim && block == o.block;
+  }
+  bool operator<(const InputLayout& o) const {
+    return std::tie(order, block_dim, block) < std::tie(o.order, o.block_dim, o.block);
+  }
+};
+
 // Halide Funcs are handles: copying a LoweredTask shares its Funcs (and their schedules) with the
 // original; lower again for an independent program. Copies re-point Stage::node into their own sub.
 struct LoweredTask {
@@ -70,10 +95,10 @@ struct LoweredTask {
   std::vector<Stage> stages;               // topological order; the last one is the output
   Halide::Func output() const { return stages.back().func; }
   int anchor = -1;  // index into stages of the anchor/reduction, or -1
-  // Per input (empty, or one entry per input): the storage order its buffer must have, Halide
-  // dims innermost first (empty: dense in Halide dim order, as halide_view makes it). Only
-  // constant inputs get one (space/apply_tiled.cc: a weight packed at root).
-  std::vector<std::vector<int>> input_storage;
+  // Per input (empty, or one entry per input): the layout its buffer must have (dense, as
+  // halide_view makes it, by default). Only constant inputs get another one
+  // (space/apply_tiled.cc: a weight packed at root).
+  std::vector<InputLayout> input_storage;
 
   LoweredTask() = default;
   LoweredTask(const LoweredTask& o);
@@ -82,37 +107,39 @@ struct LoweredTask {
   LoweredTask& operator=(LoweredTask&&) = default;
 };
 
-LoweredTask lower_subgraph(const Subgraph& sub);
+// `blocked`: empty, or one layout per input; an input whose layout has block > 0 becomes a
+// blocked buffer (InputLayout) and is read through it, and input_storage records the layout.
+LoweredTask lower_subgraph(const Subgraph& sub, const std::vector<InputLayout>& blocked = {});
 void apply_default_schedule(LoweredTask& t, const Halide::Target& target);
 
 // A Halide::Buffer aliasing tensor memory (no copy); dims reversed as described above.
 Halide::Buffer<> halide_view(DType dtype, void* data, const Shape& shape);
-// Prepacked constants (LoweredTask::input_storage): the stride of each Halide dim of a tensor of
-// ONNX `shape` stored in `storage` order (Halide dims innermost first; empty: dense), and a copy
-// of a dense buffer in that order.
-std::vector<int64_t> storage_strides(const Shape& shape, const std::vector<int>& storage);
-Halide::Buffer<> packed_copy(const Halide::Buffer<>& dense, const std::vector<int>& storage);
+// Prepacked constants (LoweredTask::input_storage): the dims (min 0, extent, stride; Halide order)
+// of the buffer holding a tensor of ONNX `shape` in `layout` (rank + 1 dims when blocked), and a
+// copy of a dense buffer in that layout (blocked: the padding is zero).
+std::vector<halide_dimension_t> storage_dims(const Shape& shape, const InputLayout& layout);
+Halide::Buffer<> packed_copy(const Halide::Buffer<>& dense, const InputLayout& layout);
 
 class CompiledTask {
  public:
   CompiledTask() = default;
   // Runs the task: `inputs` in sub.graph.inputs order, `output` preallocated. Thread-compatible
-  // (one call at a time per CompiledTask). An input whose storage order differs from the one
-  // the program asks for (input_storage) is repacked for this call.
+  // (one call at a time per CompiledTask). A dense input whose program asks for another layout
+  // (input_storage) is repacked for this call.
   void run(const std::vector<Halide::Buffer<>>& inputs, Halide::Buffer<>& output);
   // Input j as run() wants it: `dense` itself, or (an input the program wants in another
-  // storage order) a new buffer in that order holding the same values. For constant inputs:
+  // layout) a new buffer in that layout holding the same values. For constant inputs:
   // call once when binding them, pass the result to every run().
   Halide::Buffer<> prepare_input(size_t j, const Halide::Buffer<>& dense) const;
-  // True when some input wants another storage order than the dense one.
+  // True when some input wants another layout than the dense one.
   bool has_prepacked_inputs() const;
 
  private:
   friend CompiledTask compile_task(const LoweredTask& t, const Halide::Target& target);
-  bool in_storage_order(size_t j, const Halide::Buffer<>& b) const;
+  bool in_layout(size_t j, const Halide::Buffer<>& b) const;
   Halide::Pipeline pipeline_;
   std::vector<Halide::ImageParam> params_;
-  std::vector<std::vector<int>> input_storage_;
+  std::vector<InputLayout> input_storage_;
   Halide::Target target_;
 };
 

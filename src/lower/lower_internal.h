@@ -34,6 +34,8 @@ struct Source {
   Expr scalar;               // kScalar: a constant with one element, baked in
   Func func;                 // kFunc: the Func of the node that produces it
   Halide::ImageParam param;  // kParam: a subgraph input
+  int block_dim = -1;        // kParam of a blocked input (InputLayout): the Halide dim cut into
+  int block = 0;             // blocks of `block`, read at (i % block, ..., i / block)
   Halide::Buffer<> buffer;   // kBuffer: a constant with several elements, copied into the program
 };
 

@@ -14,11 +14,13 @@
 //           inside all S2 loops but the innermost (a micro-panel for a row of register blocks);
 //           stored and copied with the dim the vector var indexes innermost, copy vectorized.
 //           A model weight packed at root is packed once instead: the task input itself takes
-//           that storage order and its binder passes a packed copy (lower.h, prepacked
-//           constants).
+//           that layout and its binder passes a packed copy (lower.h, prepacked constants);
+//           blocked by the register block's width when the vector var indexes it (the task is
+//           lowered again with that input blocked, blocked_weights()).
 // Every split is exact (tile factors are divisor chains), so no loop has a tail; except the
 // output's level-0 split of a padded var, whose last tile is shifted inwards (ShiftInwards).
 #include <algorithm>
+#include <cstdlib>
 
 #include "space/space_internal.h"
 
@@ -308,19 +310,68 @@ bool constant_input(const LoweredTask& t, int input) {
 }
 
 // A constant operand packed whole (at root) is packed once, not on every run: the input itself is
-// declared in the packed storage order (its strides), and whoever binds the weight passes a copy
-// in that order (CompiledTask::prepare_input). The loops read exactly what they would read from
-// the root copy.
+// declared in the packed layout, and whoever binds the weight passes a copy in that layout
+// (CompiledTask::prepare_input). Blocked when blocked_weights() chose it (emit_tiled lowered the
+// input that way: nothing left to do), else the dim the vector var indexes innermost. The loops
+// read exactly what they would read from the root copy.
 void prepack_input(TiledEmit& e, int input) {
+  e.t.input_storage.resize(e.t.inputs.size());
+  if (e.t.input_storage[input].block > 0) return;
   Halide::ImageParam& ip = e.t.inputs.at(input);
   const int rank = ip.dimensions();
   if (rank == 0) return;
-  std::vector<int> order = packed_storage_order(e, Halide::Func(ip).name(), rank);
+  InputLayout layout;
+  layout.order = packed_storage_order(e, Halide::Func(ip).name(), rank);
   const Graph& g = e.t.sub.graph;
-  const std::vector<int64_t> stride = storage_strides(g.value(g.inputs.at(input)).shape, order);
-  for (int d = 0; d < rank; d++) ip.dim(d).set_stride((int)stride[d]);
-  e.t.input_storage.resize(e.t.inputs.size());
-  e.t.input_storage[input] = order;
+  const std::vector<halide_dimension_t> dims =
+      storage_dims(g.value(g.inputs.at(input)).shape, layout);
+  for (int d = 0; d < rank; d++) ip.dim(d).set_stride(dims[d].stride);
+  e.t.input_storage[input] = layout;
+}
+
+// True when operand k of the anchor is a model weight packed once (prepack_input).
+bool prepacked(const TiledEmit& e, size_t k) {
+  const int level = e.ap.pack[k];
+  const SpaceOperand& operand = e.as.operands[k];
+  return level != kPackNone && operand.input >= 0 && (e.rooted || level == kPackRoot) &&
+         constant_input(e.t, operand.input);
+}
+
+// The weights packed once that are better stored blocked (InputLayout): those whose dim the
+// vector var indexes directly, when the register block along the vector var (its S3 factor B)
+// is narrower than that dim and every block starts at a multiple of B (the var is not padded),
+// so that the program reads (i % B, ..., i / B) as whole vectors. A register block then streams
+// its B-wide column of the weight contiguously through the reduction, where the order layout
+// strides by the full dim (a new page per step on a large layer). Empty: nothing to block.
+// TLM_WEIGHT_BLOCKS=0 turns it off (to measure what it buys).
+std::vector<InputLayout> blocked_weights(const TiledEmit& e) {
+  std::vector<InputLayout> out;
+  static const bool enabled = [] {
+    const char* env = std::getenv("TLM_WEIGHT_BLOCKS");
+    return !env || std::string(env) != "0";
+  }();
+  if (!enabled || e.v < 0 || e.rooted || e.ap.padded[e.v] != e.as.extents[e.v]) return out;
+  const int64_t B = inner_factor(e.ap, e.v);
+  if (B < 2 || B % vector_width(B, e.as.lanes) != 0) return out;
+  const std::string var = e.A.vars[e.v].name();
+  for (size_t k = 0; k < e.as.operands.size(); k++) {
+    if (!prepacked(e, k)) continue;
+    const int input = e.as.operands[k].input;
+    const Halide::ImageParam& ip = e.t.inputs.at(input);
+    std::vector<Halide::Expr> args = call_args(e.acc, Halide::Func(ip).name());
+    for (size_t d = 0; d < args.size(); d++) {
+      const Halide::Internal::Variable* x = args[d].as<Halide::Internal::Variable>();
+      if (!x || x->name != var) continue;
+      const Graph& g = e.t.sub.graph;
+      const Shape& shape = g.value(g.inputs.at(input)).shape;
+      if (B >= shape[shape.size() - 1 - d]) break;
+      out.resize(e.t.inputs.size());
+      out[input].block_dim = (int)d;
+      out[input].block = (int)B;
+      break;
+    }
+  }
+  return out;
 }
 
 // Step 6: packed operands. The innermost loop of a level: in the output above the accumulator's
@@ -345,7 +396,7 @@ void pack_operands(TiledEmit& e) {
     int level = e.ap.pack[k];
     if (level == kPackNone) continue;
     const SpaceOperand& operand = e.as.operands[k];
-    if (operand.input >= 0 && (e.rooted || level == kPackRoot) && constant_input(e.t, operand.input)) {
+    if (prepacked(e, k)) {
       prepack_input(e, operand.input);
       continue;
     }
@@ -381,6 +432,11 @@ void pack_operands(TiledEmit& e) {
 }  // namespace
 
 void emit_tiled(LoweredTask& t, const TaskSpace& space, const Plan& plan) {
+  {  // weights the plan packs blocked: lower the task again with those inputs blocked
+    TiledEmit probe(t, space, plan);
+    std::vector<InputLayout> blocked = blocked_weights(probe);
+    if (!blocked.empty()) t = lower_subgraph(t.sub, blocked);
+  }
   TiledEmit e(t, space, plan);
   tile_output(e);
   parallelize_output(e);

@@ -201,6 +201,65 @@ LowerCase conv_case() {
   return b.make();
 }
 
+// A blocked input layout (InputLayout): every rank-4 input (the conv weight, 4 output channels)
+// lowered blocked along its output channels in blocks of 3, so the last block is padded. The
+// packed copy has rank + 1 dims, zeros in the padding, and the program gives the interpreter's
+// answer on it and on the dense weight (repacked per call).
+TEST(LowerProgram, BlockedInputLayoutMatchesInterpreter) {
+  LowerCase c = conv_case();
+  Subgraph sub = as_subgraph(c.g);
+  std::vector<InputLayout> blocked(c.g.inputs.size());
+  int weights = 0;
+  for (size_t i = 0; i < c.g.inputs.size(); i++)
+    if (c.g.value(c.g.inputs[i]).shape.size() == 4 && c.g.value(c.g.inputs[i]).shape[0] == 4) {
+      blocked[i].block_dim = 3;  // Halide dim 3 = ONNX dim 0, the output channels
+      blocked[i].block = 3;
+      weights++;
+    }
+  ASSERT_EQ(weights, 1);
+  LoweredTask t = lower_subgraph(sub, blocked);
+  apply_default_schedule(t, host_target());
+  ASSERT_EQ(t.input_storage.size(), c.g.inputs.size());
+  std::vector<Tensor> inputs = random_inputs(c, 31);
+  Tensor ref = interpret(c.g, inputs).at(0);
+  CompiledTask ct = compile_task(t, host_target());
+  EXPECT_TRUE(ct.has_prepacked_inputs());
+  std::vector<Halide::Buffer<>> dense, bound;
+  for (size_t i = 0; i < inputs.size(); i++) {
+    dense.push_back(halide_view(inputs[i].dtype(), inputs[i].raw(), inputs[i].shape()));
+    bound.push_back(ct.prepare_input(i, dense.back()));
+    if (blocked[i].block == 0) {
+      EXPECT_EQ(bound.back().data(), dense.back().data());
+      continue;
+    }
+    const Shape& shape = inputs[i].shape();
+    const Halide::Buffer<>& b = bound.back();
+    ASSERT_EQ(b.dimensions(), 5);
+    EXPECT_EQ(b.dim(0).extent(), 3);
+    EXPECT_EQ(b.dim(4).extent(), 2);  // ceil(4 / 3) blocks
+    std::vector<halide_dimension_t> dims = storage_dims(shape, blocked[i]);
+    ASSERT_EQ(dims.size(), 5u);
+    for (int d = 0; d < 5; d++) EXPECT_EQ(b.dim(d).stride(), dims[d].stride) << d;
+    // Output channel 3 is block 1, position 0; positions 1 and 2 of block 1 are padding.
+    const float* w = inputs[i].data<float>();
+    const float* p = static_cast<const float*>(b.data());
+    const int64_t per_co = shape[1] * shape[2] * shape[3];
+    for (int64_t k = 0; k < per_co; k++) {
+      EXPECT_EQ(p[dims[4].stride + k * 3], w[3 * per_co + k]) << k;
+      EXPECT_EQ(p[dims[4].stride + k * 3 + 1], 0.f) << k;
+      EXPECT_EQ(p[k * 3 + 2], w[2 * per_co + k]) << k;
+    }
+    EXPECT_EQ(ct.prepare_input(i, b).data(), b.data()) << "already blocked: no second copy";
+  }
+  const Value& ov = c.g.value(c.g.outputs[0]);
+  for (auto* ins : {&bound, &dense}) {
+    Tensor out(ov.dtype, ov.shape);
+    Halide::Buffer<> ob = halide_view(out.dtype(), out.raw(), out.shape());
+    ct.run(*ins, ob);
+    EXPECT_LE(max_rel_violation(out, ref, c.atol, c.rtol), 1.0);
+  }
+}
+
 TEST(LowerProgram, StageMetadata) {
   LowerCase c = conv_case();
   LoweredTask t = lower_subgraph(as_subgraph(c.g));

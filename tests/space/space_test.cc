@@ -189,26 +189,38 @@ TEST(Space, PaddedTilesComputeTheRightAnswer) {
 }
 
 // A model weight packed whole (at root) is packed once: the lowered task asks for that input in
-// the packed storage order (activations never), prepare_input makes the copy, and running on
-// the copy, or on the dense weight (repacked per call), gives the interpreter's answer.
+// the packed layout (activations never), prepare_input makes the copy, and running on the copy,
+// or on the dense weight (repacked per call), gives the interpreter's answer. Both layouts occur
+// among the expert programs: another dim order, and blocks of the register block's width.
 TEST(Space, WeightsPackedAtRootArePackedOnceWhenBound) {
   HardwareInfo hw = detect_hardware();
-  int prepacked = 0;
+  int prepacked = 0, blocked = 0, ordered = 0;
   for (const TaskCase& c : representative_tasks(hw)) {
     LoweredTask probe = lower_subgraph(c.sub);
     TaskSpace space = build_space(probe, hw);
+    bool seen[2] = {false, false};  // per task: an ordered and a blocked layout checked
     for (const Program& p : expert_programs(space, hw)) {
       LoweredTask t = lower_subgraph(c.sub);
       apply_program(t, space, p);
-      bool any = false;
+      bool any = false, any_blocked = false;
+      for (const InputLayout& l : t.input_storage) any_blocked = any_blocked || l.block > 0;
+      if (seen[any_blocked]) continue;
       for (size_t j = 0; j < t.input_storage.size(); j++) {
-        if (t.input_storage[j].empty()) continue;
+        const InputLayout& l = t.input_storage[j];
+        if (l.dense()) continue;
         any = true;
         const Value& v = c.sub.graph.value(c.sub.graph.inputs[j]);
         EXPECT_EQ(v.name[0], 'w') << "an activation must never be prepacked: " << v.name;
-        EXPECT_EQ(t.input_storage[j].size(), v.shape.size());
+        if (l.block > 0) {
+          EXPECT_EQ(t.inputs[j].dimensions(), (int)v.shape.size() + 1);
+          EXPECT_LT(l.block, v.shape[v.shape.size() - 1 - l.block_dim]);
+        } else {
+          EXPECT_EQ(l.order.size(), v.shape.size());
+        }
       }
       if (!any) continue;
+      seen[any_blocked] = true;
+      (any_blocked ? blocked : ordered)++;
       SCOPED_TRACE(c.name + "\n" + program_str(space, p));
       std::vector<Tensor> inputs = random_inputs(c.sub, 5);
       Tensor ref = interpret(c.sub.graph, inputs).at(0);
@@ -218,9 +230,11 @@ TEST(Space, WeightsPackedAtRootArePackedOnceWhenBound) {
       for (size_t j = 0; j < inputs.size(); j++) {
         dense.push_back(halide_view(inputs[j].dtype(), inputs[j].raw(), inputs[j].shape()));
         bound.push_back(ct.prepare_input(j, dense.back()));
-        if (j < t.input_storage.size() && !t.input_storage[j].empty()) {
+        if (j < t.input_storage.size() && !t.input_storage[j].dense()) {
+          const InputLayout& l = t.input_storage[j];
           EXPECT_NE(bound.back().data(), dense.back().data()) << "input " << j << ": no copy";
-          EXPECT_EQ(bound.back().dim(t.input_storage[j][0]).stride(), 1);
+          EXPECT_EQ(bound.back().dim(l.block > 0 ? 0 : l.order[0]).stride(), 1);
+          EXPECT_EQ(bound.back().dimensions(), dense.back().dimensions() + (l.block > 0));
           // Already in its order: the same buffer back.
           EXPECT_EQ(ct.prepare_input(j, bound.back()).data(), bound.back().data());
         } else {
@@ -235,10 +249,12 @@ TEST(Space, WeightsPackedAtRootArePackedOnceWhenBound) {
         EXPECT_LE(max_rel_violation(out, ref, 1e-3, 1e-3), 1.0);
       }
       prepacked++;
-      break;  // one program per task: compile time
+      if (seen[0] && seen[1]) break;  // at most two programs per task: compile time
     }
   }
   EXPECT_GE(prepacked, 4) << "the convolutions' expert programs pack their weights at root";
+  EXPECT_GE(blocked, 2) << "weights blocked by the register block's width";
+  EXPECT_GE(ordered, 1) << "weights packed with another dim order";
 }
 
 // A convolution whose output rows hold a vector gets expert programs that compute it as a matrix
