@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "measure/recorded_schedules.h"
+#include "runtime/memory_plan.h"
 
 namespace tlm {
 namespace {
@@ -106,7 +107,7 @@ std::string model_header(const Graph& g) {
 std::string model_source(const Graph& g, const Partition& p, const std::vector<ValueSlot>& slots,
                          const std::map<SlotKey, int>& slot_of,
                          const std::vector<std::vector<InputLayout>>& storage, int64_t weight_bytes,
-                         const std::string& name) {
+                         int64_t arena_bytes, const std::string& name) {
   auto slot = [&](ValueId v, const InputLayout& layout = {}) {
     return slot_of.at({v, g.value(v).is_constant() ? layout : InputLayout{}});
   };
@@ -137,7 +138,8 @@ std::string model_source(const Graph& g, const Partition& p, const std::vector<V
       << halide_type_init(v.dtype) << ", " << storage_dims(v.shape, slots[k].storage).size()
       << ", dim" << k << ", {}},\n";
   }
-  s << "};\nconstexpr int kValues = " << slots.size() << ";\nuint8_t* weights = nullptr;\n\n"
+  s << "};\nconstexpr int kValues = " << slots.size()
+    << ";\nuint8_t* weights = nullptr;\nuint8_t* arena = nullptr;\n\n"
     << "}  // namespace\n\n";
   auto names = [&](const std::vector<ValueId>& ids) {
     std::string out;
@@ -168,14 +170,16 @@ std::string model_source(const Graph& g, const Partition& p, const std::vector<V
        "  size_t got = std::fread(weights, 1, (size_t)weight_bytes, f);\n"
        "  std::fclose(f);\n"
        "  if ((int64_t)got != weight_bytes) return -1;\n"
+       "  // Activations share one arena (runtime/memory_plan.h: offsets from their lifetimes).\n"
+       "  arena = static_cast<uint8_t*>(std::aligned_alloc("
+    << kAlign << ", " << (arena_bytes + kAlign - 1) / kAlign * kAlign + kAlign
+    << "));\n"
+       "  if (!arena) return -1;\n"
        "  for (int k = 0; k < kValues; k++) {\n"
        "    Value& v = values[k];\n"
        "    uint8_t* host = nullptr;\n"
        "    if (v.kind == 0) host = weights + v.offset;\n"
-       "    if (v.kind == 2) host = static_cast<uint8_t*>(std::aligned_alloc("
-    << kAlign << ", ((v.bytes + " << kAlign - 1 << ") / " << kAlign << " + 1) * " << kAlign
-    << "));\n"
-       "    if (v.kind == 2 && !host) return -1;\n"
+       "    if (v.kind == 2) host = arena + v.offset;\n"
        "    std::memset(&v.buf, 0, sizeof v.buf);\n"
        "    v.buf.host = host;\n"
        "    v.buf.type = v.type;\n"
@@ -183,8 +187,7 @@ std::string model_source(const Graph& g, const Partition& p, const std::vector<V
        "    v.buf.dim = v.dim;\n"
        "  }\n  return 0;\n}\n\n";
   s << "void tlm_model_free(void) {\n"
-       "  for (int k = 0; k < kValues; k++)\n"
-       "    if (values[k].kind == 2) std::free(values[k].buf.host);\n"
+       "  std::free(arena);\n"
        "  std::free(weights);\n}\n\n";
   s << "int tlm_model_run(const void* const* inputs, void* const* outputs) {\n";
   for (size_t i = 0; i < g.inputs.size(); i++)
@@ -333,7 +336,10 @@ ArtifactReport emit_artifact(const Graph& g, const Partition& p, const HardwareI
   }
   Halide::compile_standalone_runtime(o.dir + "/runtime.o", target);
 
-  // Values: weights packed into weights.bin, graph inputs bound per run, activations allocated.
+  // Values: weights packed into weights.bin, graph inputs bound per run, activations at their
+  // offsets in one arena (the executor's memory plan: a chain of tasks reuses the same bytes,
+  // which stay in cache, instead of touching a new buffer per activation).
+  const MemoryPlan plan = plan_memory(g, p);
   std::vector<ValueSlot> slots;
   std::map<SlotKey, int> slot_of;
   std::string blob;
@@ -360,6 +366,10 @@ ArtifactReport emit_artifact(const Graph& g, const Partition& p, const HardwareI
       }
     } else {
       s.kind = is_input ? 1 : 2;
+      if (s.kind == 2) {
+        s.offset = plan.offset.at(id);
+        TLM_CHECK(s.offset >= 0) << "activation '" << v.name << "' has no arena slot";
+      }
     }
     slot_of[key] = (int)slots.size();
     slots.push_back(s);
@@ -374,8 +384,8 @@ ArtifactReport emit_artifact(const Graph& g, const Partition& p, const HardwareI
   write_file(o.dir + "/weights.bin", blob);
 
   write_file(o.dir + "/model.h", model_header(g));
-  write_file(o.dir + "/model.cc",
-             model_source(g, p, slots, slot_of, storage, rep.weight_bytes, o.model_name));
+  write_file(o.dir + "/model.cc", model_source(g, p, slots, slot_of, storage, rep.weight_bytes,
+                                               plan.arena_bytes, o.model_name));
   write_file(o.dir + "/main.cc", runner_source(o.atol, o.rtol));
   write_file(o.dir + "/build.sh", kBuildScript);
   copy_runtime_header(o.dir);

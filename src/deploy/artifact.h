@@ -5,8 +5,9 @@
 //                      task's best program in the records (tasks without one: default schedule)
 //   runtime.o          Halide's runtime (thread pool, allocation), compiled once for the target
 //   weights.bin        every constant the tasks read, concatenated; offsets are in model.cc
-//   model.h, model.cc  tlm_model_init(weights path) / tlm_model_run(inputs, outputs): one buffer
-//                      per activation, the tasks called in the partition's execution order
+//   model.h, model.cc  tlm_model_init(weights path) / tlm_model_run(inputs, outputs): the
+//                      activations at fixed offsets in one arena (runtime/memory_plan.h, as
+//                      the executor lays them out), the tasks called in the partition's order
 //   main.cc            the runner: loads weights and input_<i>.bin, runs, compares with
 //                      expected_<i>.bin (the interpreter's outputs), times; exit 0 on PASS
 //   HalideRuntime.h, build.sh    `sh build.sh` links `runner` with the system C++ compiler

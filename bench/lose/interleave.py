@@ -1,0 +1,163 @@
+"""tlm's compiled model and ONNX Runtime in ONE process, taking turns in short blocks: an
+end-to-end ratio that this machine's fast/slow modes cannot bias.
+
+These machines switch between a fast and a slow mode (about 2x apart) every few minutes, even
+inside one process; two whole-model times taken minutes apart make no ratio. Here tlm's model is
+the AOT artifact of `tlm compile MODEL --records FILE` (the best recorded program of every task,
+verified against the reference interpreter by `tlm compile` itself), built as a shared library
+and called through ctypes, beside an ORT InferenceSession on the same ONNX file. The script
+alternates blocks of --block calls (ORT, tlm, ORT, tlm, ...; the first --drop calls of each block
+are not counted: they pay the other runtime's threads going to sleep), --blocks blocks per side,
+and reports the median of each block, the ratio of each tlm block to the mean of the ORT blocks
+around it, and the median of those ratios. A variant is NAME=RECORDS (several artifacts in the
+same turns, e.g. before/after a change).
+
+    taskset -c 0-1 bench/.venv/bin/python bench/lose/interleave.py --threads 2 \
+        --variant tlm=bench/results/lose-zen4/final/resnet50.2t.jsonl \
+        --out bench/results/interleave-zen4 bench/results/e2e/onnx/resnet50.onnx
+
+Environment of each variant: NAME=RECORDS@K=V;K=V sets variables for its `tlm compile` (e.g.
+TLM_WEIGHT_BLOCKS=0). Pin the script to the cores of --threads (taskset); HL_NUM_THREADS is set
+to --threads for the artifacts' Halide thread pool.
+"""
+import argparse
+import csv
+import ctypes
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+import numpy as np
+import onnxruntime as ort
+
+
+def build_artifact(tlm, threads, onnx, records, out_dir, env):
+    """`tlm compile` (which builds and verifies the runner), then the same objects as a .so."""
+    cmd = [tlm, "--threads", str(threads), "compile", onnx, "--records", records, "-o", out_dir]
+    r = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    if r.returncode != 0 or "verify: PASS" not in r.stdout:
+        sys.exit(f"interleave.py: `{' '.join(cmd)}` failed (exit {r.returncode}):\n"
+                 + r.stdout[-3000:] + r.stderr[-2000:])
+    objs = sorted(f for f in os.listdir(out_dir) if f.startswith("task_") and f.endswith(".o"))
+    so = os.path.join(out_dir, "libmodel.so")
+    subprocess.run(["c++", "-O2", "-std=c++17", "-shared", "-fPIC", "-I", out_dir, "-o", so,
+                    os.path.join(out_dir, "model.cc")] + [os.path.join(out_dir, o) for o in objs]
+                   + [os.path.join(out_dir, "runtime.o"), "-lpthread", "-ldl"], check=True)
+    return so
+
+
+class TlmModel:
+    def __init__(self, so, out_dir, feed_arrays):
+        self.lib = ctypes.CDLL(so)
+        if self.lib.tlm_model_init(os.path.join(out_dir, "weights.bin").encode()) != 0:
+            sys.exit(f"interleave.py: tlm_model_init failed for {out_dir}")
+        in_bytes = (ctypes.c_int64 * 64).in_dll(self.lib, "tlm_model_input_bytes")
+        self.inputs = [np.ascontiguousarray(x) for x in feed_arrays]
+        for k, x in enumerate(self.inputs):  # same inputs, same order (the ONNX graph's)
+            if in_bytes[k] != x.nbytes:
+                sys.exit(f"interleave.py: input {k}: the model takes {in_bytes[k]} bytes, ORT "
+                         f"{x.nbytes}")
+        out_bytes = (ctypes.c_int64 * 64).in_dll(self.lib, "tlm_model_output_bytes")
+        self.outputs = []
+        for k in range(64):
+            if out_bytes[k] == 0:
+                break
+            self.outputs.append(np.empty(out_bytes[k], dtype=np.uint8))
+        self.in_ptrs = (ctypes.c_void_p * len(self.inputs))(*[x.ctypes.data for x in self.inputs])
+        self.out_ptrs = (ctypes.c_void_p * len(self.outputs))(
+            *[x.ctypes.data for x in self.outputs])
+
+    def __call__(self):
+        if self.lib.tlm_model_run(self.in_ptrs, self.out_ptrs) != 0:
+            sys.exit("interleave.py: tlm_model_run failed")
+
+
+def ort_session(path, threads):
+    so = ort.SessionOptions()
+    so.intra_op_num_threads = threads
+    so.inter_op_num_threads = 1
+    so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    sess = ort.InferenceSession(path, so, providers=["CPUExecutionProvider"])
+    rng = np.random.default_rng(0)
+    feed = {}
+    for i in sess.get_inputs():
+        shape = [d if isinstance(d, int) else 1 for d in i.shape]
+        if "float" in i.type:
+            feed[i.name] = rng.standard_normal(shape).astype(np.float32)
+        else:
+            feed[i.name] = rng.integers(0, 1000, shape).astype(np.int64)
+    return sess, feed
+
+
+def block(f, calls, drop):
+    ts = []
+    for k in range(calls):
+        t0 = time.perf_counter()
+        f()
+        if k >= drop:
+            ts.append(time.perf_counter() - t0)
+    return statistics.median(ts) * 1e3
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--threads", type=int, required=True)
+    ap.add_argument("--variant", action="append", required=True,
+                    help="NAME=RECORDS[@K=V;K=V] (repeatable)")
+    ap.add_argument("--blocks", type=int, default=15, help="blocks per side")
+    ap.add_argument("--block", type=int, default=12, help="calls per block")
+    ap.add_argument("--drop", type=int, default=2, help="uncounted first calls of a block")
+    ap.add_argument("--tlm", default="build/tlm")
+    ap.add_argument("--out", required=True, help="directory: artifacts and the CSV")
+    ap.add_argument("onnx")
+    a = ap.parse_args()
+    os.environ["HL_NUM_THREADS"] = str(a.threads)
+    model = os.path.splitext(os.path.basename(a.onnx))[0]
+    os.makedirs(a.out, exist_ok=True)
+    sess, feed = ort_session(a.onnx, a.threads)
+    arrays = list(feed.values())
+    runners = [("ort", lambda: sess.run(None, feed))]
+    for spec in a.variant:
+        name, _, rest = spec.partition("=")
+        records, _, envs = rest.partition("@")
+        env = dict(os.environ)
+        for kv in filter(None, envs.split(";")):
+            k, _, v = kv.partition("=")
+            env[k] = v
+        d = os.path.join(a.out, f"art-{model}-{a.threads}t-{name}")
+        print(f"{name}: tlm compile {records} -> {d}", flush=True)
+        so = build_artifact(a.tlm, a.threads, a.onnx, records, d, env)
+        runners.append((name, TlmModel(so, d, arrays)))
+    for _, f in runners:  # warm-up: each side's first calls are slow for a while
+        block(f, a.block, a.drop)
+    times = {name: [] for name, _ in runners}
+    for b in range(a.blocks):
+        for name, f in runners:
+            times[name].append(block(f, a.block, a.drop))
+        print(f"block {b + 1}/{a.blocks}: " + ", ".join(
+            f"{n} {times[n][-1]:.2f} ms" for n, _ in runners), flush=True)
+    csv_path = os.path.join(a.out, f"{model}.{a.threads}t.csv")
+    with open(csv_path, "w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(["block"] + [n for n, _ in runners])
+        for b in range(a.blocks):
+            w.writerow([b + 1] + [f"{times[n][b]:.4f}" for n, _ in runners])
+    ort_t = times["ort"]
+    for name, _ in runners[1:]:
+        # Each tlm block against ORT's blocks right before it and after it (the next round's).
+        ratios = []
+        for b in range(a.blocks):
+            around = [ort_t[b]] + ([ort_t[b + 1]] if b + 1 < a.blocks else [])
+            ratios.append(times[name][b] / statistics.mean(around))
+        print(f"{model} {a.threads}t {name}: tlm / ORT = {statistics.median(ratios):.3f} "
+              f"(median of {len(ratios)} blocks; quartiles "
+              f"{np.percentile(ratios, 25):.3f}-{np.percentile(ratios, 75):.3f}); medians "
+              f"{statistics.median(times[name]):.2f} vs {statistics.median(ort_t):.2f} ms, "
+              f"fastest blocks {min(times[name]):.2f} vs {min(ort_t):.2f} ms")
+    print(f"wrote {csv_path}")
+
+
+if __name__ == "__main__":
+    main()
