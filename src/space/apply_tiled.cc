@@ -339,8 +339,10 @@ bool prepacked(const TiledEmit& e, size_t k) {
 
 // The weights packed once that are better stored blocked (InputLayout): those whose dim the
 // vector var indexes directly, when the register block along the vector var (its S3 factor B)
-// is narrower than that dim and every block starts at a multiple of B (the var is not padded),
-// so that the program reads (i % B, ..., i / B) as whole vectors. A register block then streams
+// is narrower than that dim and every block starts at a multiple of B, so that the program reads
+// (i % B, ..., i / B) as whole vectors: B divides the extent (then a padded var's last tile,
+// shifted inwards to end at the extent, starts at a multiple of B too; Halide's alignment
+// analysis sees it through the min()). A register block then streams
 // its B-wide column of the weight contiguously through the reduction, where the order layout
 // strides by the full dim (a new page per step on a large layer). Empty: nothing to block.
 // TLM_WEIGHT_BLOCKS=0 turns it off (to measure what it buys).
@@ -350,9 +352,9 @@ std::vector<InputLayout> blocked_weights(const TiledEmit& e) {
     const char* env = std::getenv("TLM_WEIGHT_BLOCKS");
     return !env || std::string(env) != "0";
   }();
-  if (!enabled || e.v < 0 || e.rooted || e.ap.padded[e.v] != e.as.extents[e.v]) return out;
+  if (!enabled || e.v < 0 || e.rooted) return out;
   const int64_t B = inner_factor(e.ap, e.v);
-  if (B < 2 || B % vector_width(B, e.as.lanes) != 0) return out;
+  if (B < 2 || B % vector_width(B, e.as.lanes) != 0 || e.as.extents[e.v] % B != 0) return out;
   const std::string var = e.A.vars[e.v].name();
   for (size_t k = 0; k < e.as.operands.size(); k++) {
     if (!prepacked(e, k)) continue;
