@@ -12,7 +12,7 @@
 #   tune   tlm tune --strategy evolutionary --trials-per-task TRIALS --threads THREADS, records
 #          results/lose/records/MODEL.<THREADS>t.jsonl (resumable: re-run with the same or a
 #          larger TRIALS to continue), logs/MODEL.<THREADS>t.tune.log (the per-task table)
-#   final  the best three programs of each task timed again (`tlm measure`, 15 samples; the
+#   final  the best three (FINAL_TOP) programs of each task timed again (`tlm measure`, 15 samples; the
 #          fastest counts) right before
 #          ORT's profile, so that both sides are measured in the same minutes ->
 #          final/MODEL.<THREADS>t.jsonl (replaced on every run)
@@ -76,7 +76,7 @@ main() {  # (a function: bash reads all of it before running, so editing the fil
       final)
         for m in "${models[@]}"; do
           f=$out/final/$m.${threads}t
-          /usr/bin/python3 bench/lose/lose.py best "$m" --threads "$threads" > "$f.txt"
+          /usr/bin/python3 bench/lose/lose.py best "$m" --threads "$threads" --top "${FINAL_TOP:-3}" > "$f.txt"
           rm -f "$f.jsonl"
           run taskset -c "$cpus" "$build/tlm" --threads "$threads" measure "$f.txt" --records "$f.jsonl" \
             --workload "$onnx/$m.onnx" --strategy final --repeats 15 --run-timeout 300 --quiet | tail -1
