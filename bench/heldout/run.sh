@@ -189,12 +189,18 @@ lane() {  # lane THREADS CPU LANE_NAME UNIT... (UNIT = MODEL/STRATEGY/TRIALS)
 }
 
 derive() {  # derive THREADS: evolutionary100 from evolutionary200
-  local t=$1 m src
+  local t=$1 m src dst
   for m in "${models[@]}"; do
     src="$results/records/$m.t$t.evolutionary200.jsonl"
+    dst="$results/records/$m.t$t.evolutionary100.jsonl"
     [[ -s $src ]] || continue
+    # A run of its own at 100 per task (records without derive.py's .meta.json) is kept.
+    if [[ -s $dst || -e $dst.gz ]] && [[ ! -e $dst.meta.json ]]; then
+      echo "   $m: $dst is a tuning run of its own: kept, not derived"
+      continue
+    fi
     /usr/bin/python3 bench/heldout/derive.py --src "$src" --log "$results/logs/$m.t$t.evolutionary200.log" \
-      --dst "$results/records/$m.t$t.evolutionary100.jsonl" --trials 100 --rule "${EVO100_RULE:-prefix}" ||
+      --dst "$dst" --trials 100 --rule "${EVO100_RULE:-prefix}" ||
       echo "   $m: evolutionary100 not derived (see above)" >&2
   done
 }
@@ -279,28 +285,34 @@ report() {
   /usr/bin/python3 bench/heldout/report.py --results "$results"
 }
 
-case "${1:-}" in
-  tune)
-    (($# >= 2)) || usage
-    [[ ${DRY_RUN:-0} == 1 ]] || prepare
-    tune "${@:2}"
-    ;;
-  final)
-    (($# == 2)) || usage
-    prepare
-    final "$2"
-    ;;
-  report)
-    report
-    ;;
-  all)
-    (($# >= 2)) || usage
-    prepare
-    tune "${@:2}" || echo "tune: some runs failed; final goes on with the records there are" >&2
-    final "$2"
-    report
-    ;;
-  *)
-    usage
-    ;;
-esac
+# One function, read whole before it runs: editing this file during a long run is safe.
+main() {
+  case "${1:-}" in
+    tune)
+      (($# >= 2)) || usage
+      [[ ${DRY_RUN:-0} == 1 ]] || prepare
+      tune "${@:2}"
+      ;;
+    final)
+      (($# == 2)) || usage
+      prepare
+      final "$2"
+      ;;
+    report)
+      report
+      ;;
+    all)
+      (($# >= 2)) || usage
+      prepare
+      tune "${@:2}" || echo "tune: some runs failed; final goes on with the records there are" >&2
+      final "$2"
+      report
+      ;;
+    *)
+      usage
+      ;;
+  esac
+}
+
+main "$@"
+exit $?
