@@ -192,6 +192,16 @@ std::string model_source(const Graph& g, const Partition& p, const std::vector<V
   s << "int tlm_model_run(const void* const* inputs, void* const* outputs) {\n";
   for (size_t i = 0; i < g.inputs.size(); i++)
     s << "  values[" << slot(g.inputs[i]) << "].buf.host = (uint8_t*)inputs[" << i << "];\n";
+  // A graph output computed by a task (an activation, named once among the outputs) is written
+  // straight into the caller's buffer; the others (a weight, a graph input, a repeated output)
+  // are copied after the run.
+  std::vector<bool> direct(g.outputs.size(), false);
+  for (size_t i = 0; i < g.outputs.size(); i++) {
+    const int k = slot(g.outputs[i]);
+    direct[i] =
+        slots[k].kind == 2 && std::count(g.outputs.begin(), g.outputs.end(), g.outputs[i]) == 1;
+    if (direct[i]) s << "  values[" << k << "].buf.host = (uint8_t*)outputs[" << i << "];\n";
+  }
   s << "  int e = 0;\n";
   for (const TaskInstance& inst : p.instances) {
     s << "  if ((e = tlm_task_" << p.tasks[inst.task].id << "(";
@@ -200,6 +210,7 @@ std::string model_source(const Graph& g, const Partition& p, const std::vector<V
     s << "&values[" << slot(inst.output) << "].buf))) return e;\n";
   }
   for (size_t i = 0; i < g.outputs.size(); i++) {
+    if (direct[i]) continue;
     int k = slot(g.outputs[i]);
     s << "  std::memcpy(outputs[" << i << "], values[" << k << "].buf.host, values[" << k
       << "].bytes);\n";

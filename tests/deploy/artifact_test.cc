@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <random>
+#include <sstream>
 
 #include "fixtures/task_cases.h"
 #include "graph/interpreter.h"
@@ -121,6 +122,36 @@ TEST(Artifact, PrepackedWeightsVerify) {
   ArtifactOptions ao = tiny_artifact(g, best, "prepacked");
   ArtifactReport r = emit_artifact(g, p, hw, ao);
   EXPECT_EQ(r.tuned_tasks, (int)p.tasks.size());
+  ::testing::internal::CaptureStdout();
+  int code = build_and_verify_artifact(ao.dir);
+  std::string out = ::testing::internal::GetCapturedStdout();
+  EXPECT_EQ(code, 0) << out;
+  std::system(("rm -rf '" + ao.dir + "'").c_str());
+}
+
+// Graph outputs computed by tasks are written straight into the caller's buffers, except one
+// named twice (copied): an output that a later task also reads, and a repeated output, still
+// verify (default schedules).
+TEST(Artifact, OutputsReadByLaterTasksAndRepeatedOutputsVerify) {
+  Graph g;
+  ValueId x = g.add_input("x", DType::F32, {1, 4, 8, 8});
+  ValueId a = g.add(Op::Relu, {x});
+  ValueId b = g.add(Op::Add, {a, a});
+  ValueId c = g.add(Op::Sigmoid, {b});
+  g.mark_output(b);
+  g.mark_output(c);
+  g.mark_output(b);
+  Partition p = partition_graph(g);
+  ASSERT_GE(p.tasks.size(), 2u) << "b must be an output that a later task reads";
+  ArtifactOptions ao = tiny_artifact(g, std::vector<std::string>(p.tasks.size()), "outputs");
+  emit_artifact(g, p, detect_hardware(), ao);
+  std::ifstream model(ao.dir + "/model.cc");
+  std::stringstream text;
+  text << model.rdbuf();
+  EXPECT_NE(text.str().find("].buf.host = (uint8_t*)outputs[1];"), std::string::npos)
+      << "the output named once is written in place";
+  EXPECT_NE(text.str().find("std::memcpy(outputs[0]"), std::string::npos)
+      << "the repeated output is copied";
   ::testing::internal::CaptureStdout();
   int code = build_and_verify_artifact(ao.dir);
   std::string out = ::testing::internal::GetCapturedStdout();
