@@ -342,10 +342,10 @@ bool prepacked(const TiledEmit& e, size_t k) {
 // is narrower than that dim and every block starts at a multiple of B, so that the program reads
 // (i % B, ..., i / B) as whole vectors: B divides the extent (then a padded var's last tile,
 // shifted inwards to end at the extent, starts at a multiple of B too; Halide's alignment
-// analysis sees it through the min()). A register block then streams
-// its B-wide column of the weight contiguously through the reduction, where the order layout
-// strides by the full dim (a new page per step on a large layer). Empty: nothing to block.
-// TLM_WEIGHT_BLOCKS=0 turns it off (to measure what it buys).
+// analysis sees it through the min()). A register block then streams its B-wide column of the
+// weight contiguously through the reduction, where the order layout strides by the full dim (a
+// new page per step on a large layer). Empty: nothing to block. TLM_WEIGHT_BLOCKS=0 turns it
+// off (to measure what it buys).
 std::vector<InputLayout> blocked_weights(const TiledEmit& e) {
   std::vector<InputLayout> out;
   static const bool enabled = [] {
