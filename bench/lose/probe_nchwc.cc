@@ -17,9 +17,8 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
+#include <functional>
 #include <random>
-#include <string>
 #include <vector>
 
 using namespace Halide;
@@ -54,6 +53,23 @@ void dense(P p, const std::vector<int>& extents) {
     p.dim((int)d).set_bounds(0, extents[d]).set_stride(stride);
     stride *= extents[d];
   }
+}
+
+// The largest |got(co, p) - ref| over the output (ref: NCHW, p = pixel index h * W + w).
+double max_error(const std::function<float(int, int)>& got, const std::vector<float>& ref) {
+  double err = 0;
+  for (int co = 0; co < kCo; co++)
+    for (int p = 0; p < kH * kW; p++)
+      err = std::max(err, (double)std::fabs(got(co, p) - ref[co * kH * kW + p]));
+  return err;
+}
+
+// An NCHW tensor of `channels` as NCHW16c: [C/16][H][W][16] (Halide order (16, W, H, C/16)).
+Buffer<float> blocked(const std::vector<float>& nchw, int channels) {
+  Buffer<float> out(kB, kW, kH, channels / kB);
+  for (int c = 0; c < channels; c++)
+    for (int p = 0; p < kH * kW; p++) out(c % kB, p % kW, p / kW, c / kB) = nchw[c * kH * kW + p];
+  return out;
 }
 
 }  // namespace
@@ -113,10 +129,7 @@ int main() {
     out.compile_jit(t);
     X.set(xn), R.set(rn), Wt.set(wb), Bs.set(bias);
     out.realize(on);
-    double err = 0;
-    for (int co = 0; co < kCo; co++)
-      for (int p = 0; p < kH * kW; p++)
-        err = std::max(err, (double)std::fabs(on(p % kW, p / kW, co) - ref[co * kH * kW + p]));
+    const double err = max_error([&](int co, int p) { return on(p % kW, p / kW, co); }, ref);
     if (err > 1e-3) {
       std::fprintf(stderr, "NCHW variant wrong: max error %g\n", err);
       return 1;
@@ -125,12 +138,8 @@ int main() {
   }
 
   // --- NCHW16c: x, r and the output as [C/16][H][W][16]; weights [co/16][ci][16]; the output
-  // tiled by 7 pixels x 4 channel blocks (28 accumulators), each written back as whole vectors.
-  Buffer<float> xc(kB, kW, kH, kCi / kB), rc(kB, kW, kH, kCo / kB), oc(kB, kW, kH, kCo / kB);
-  for (int ci = 0; ci < kCi; ci++)
-    for (int p = 0; p < kH * kW; p++) xc(ci % kB, p % kW, p / kW, ci / kB) = x[ci * kH * kW + p];
-  for (int co = 0; co < kCo; co++)
-    for (int p = 0; p < kH * kW; p++) rc(co % kB, p % kW, p / kW, co / kB) = r[co * kH * kW + p];
+  // tiled by (pixels x channel blocks) per variant, each tile written back as whole vectors.
+  Buffer<float> xc = blocked(x, kCi), rc = blocked(r, kCo), oc(kB, kW, kH, kCo / kB);
   Buffer<float> wc(kB, kCi, kCo / kB);
   for (int co = 0; co < kCo; co++)
     for (int ci = 0; ci < kCi; ci++) wc(co % kB, ci, co / kB) = w[co * kCi + ci];
@@ -167,17 +176,11 @@ int main() {
         .vectorize(l, kB)
         .unroll(xx)
         .unroll(cb);
-    if (getenv("PROBE_STMT"))
-      out.compile_to_lowered_stmt(std::string("/tmp/probe_") + std::to_string(v.wtile) + ".stmt",
-                                  {X, R, Wt, Bs}, Text, t);
     out.compile_jit(t);
     X.set(xc), R.set(rc), Wt.set(wc), Bs.set(bias);
     out.realize(oc);
-    double err = 0;
-    for (int co = 0; co < kCo; co++)
-      for (int p = 0; p < kH * kW; p++)
-        err = std::max(
-            err, (double)std::fabs(oc(co % kB, p % kW, p / kW, co / kB) - ref[co * kH * kW + p]));
+    const double err =
+        max_error([&](int co, int p) { return oc(co % kB, p % kW, p / kW, co / kB); }, ref);
     if (err > 1e-3) {
       std::fprintf(stderr, "%s wrong: max error %g\n", v.name, err);
       return 1;
