@@ -76,7 +76,7 @@ struct ValueSlot {
   // A weight some task wants in another layout (dense by default): stored in weights.bin in
   // that layout, once (lower.h, prepacked constants).
   InputLayout storage;
-  int64_t bytes = 0;  // in weights.bin (a blocked layout pads its last block)
+  int64_t bytes = 0;  // of the buffer (a blocked layout pads its last block)
 };
 
 // Slots are per (value, layout): the same weight may be read densely by one task and prepacked
@@ -120,10 +120,12 @@ std::string model_source(const Graph& g, const Partition& p, const std::vector<V
   s << "\nnamespace {\n\nstruct Value {\n  int kind;  // 0 weight, 1 graph input, 2 activation\n"
        "  int64_t offset, bytes;\n  halide_type_t type;\n  int rank;\n"
        "  halide_dimension_t* dim;\n  halide_buffer_t buf;\n};\n\n";
+  std::vector<size_t> rank(slots.size());  // Halide dims of each slot's buffer
   for (size_t k = 0; k < slots.size(); k++) {
     const Value& v = g.value(slots[k].id);
     s << "halide_dimension_t dim" << k << "[] = {";
     const std::vector<halide_dimension_t> dims = storage_dims(v.shape, slots[k].storage);
+    rank[k] = dims.size();
     for (size_t d = 0; d < dims.size(); d++)  // Halide order (rank + 1 dims when blocked)
       s << (d ? ", " : "") << "{0, " << dims[d].extent << ", " << dims[d].stride << ", 0}";
     if (v.shape.empty()) s << "{0, 1, 1, 0}";
@@ -132,11 +134,8 @@ std::string model_source(const Graph& g, const Partition& p, const std::vector<V
   s << "\nValue values[] = {\n";
   for (size_t k = 0; k < slots.size(); k++) {
     const Value& v = g.value(slots[k].id);
-    const int64_t bytes =
-        slots[k].kind == 0 ? slots[k].bytes : numel(v.shape) * (int64_t)dtype_size(v.dtype);
-    s << "    {" << slots[k].kind << ", " << slots[k].offset << ", " << bytes << ", "
-      << halide_type_init(v.dtype) << ", " << storage_dims(v.shape, slots[k].storage).size()
-      << ", dim" << k << ", {}},\n";
+    s << "    {" << slots[k].kind << ", " << slots[k].offset << ", " << slots[k].bytes << ", "
+      << halide_type_init(v.dtype) << ", " << rank[k] << ", dim" << k << ", {}},\n";
   }
   s << "};\nconstexpr int kValues = " << slots.size()
     << ";\nuint8_t* weights = nullptr;\nuint8_t* arena = nullptr;\n\n"
@@ -360,6 +359,7 @@ ArtifactReport emit_artifact(const Graph& g, const Partition& p, const HardwareI
     if (slot_of.count(key)) return;
     ValueSlot s;
     s.id = id;
+    s.bytes = numel(v.shape) * (int64_t)dtype_size(v.dtype);
     bool is_input = std::find(g.inputs.begin(), g.inputs.end(), id) != g.inputs.end();
     if (v.is_constant()) {
       s.kind = 0;
@@ -368,7 +368,6 @@ ArtifactReport emit_artifact(const Graph& g, const Partition& p, const HardwareI
       s.offset = (int64_t)blob.size();
       if (s.storage.dense()) {
         blob.append(reinterpret_cast<const char*>(v.data->raw()), v.data->nbytes());
-        s.bytes = (int64_t)v.data->nbytes();
       } else {  // the packed copy, as CompiledTask::prepare_input makes it
         Halide::Buffer<> packed = packed_copy(
             halide_view(v.dtype, const_cast<uint8_t*>(v.data->raw()), v.shape), s.storage);

@@ -258,12 +258,8 @@ LoweredTask lower_subgraph(const Subgraph& sub, const std::vector<InputLayout>& 
   for (size_t i = 0; i < g.inputs.size(); i++) {
     const Value& v = g.value(g.inputs[i]);
     check_shape_fits("input " + v.name, v.shape);
-    InputLayout layout;
-    if (!blocked.empty() && blocked[i].block > 0) {
-      layout = blocked[i];
-      TLM_CHECK(layout.block_dim >= 0 && layout.block_dim < (int)v.shape.size())
-          << "lower_subgraph: input " << v.name << " blocked along dim " << layout.block_dim;
-    }
+    InputLayout layout;  // storage_dims() checks a blocked one
+    if (!blocked.empty() && blocked[i].block > 0) layout = blocked[i];
     const std::vector<halide_dimension_t> dims = storage_dims(v.shape, layout);
     Halide::ImageParam p(halide_type(v.dtype), (int)dims.size(),
                          "in" + std::to_string(i) + "_" + sanitize(v.name));
