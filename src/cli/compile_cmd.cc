@@ -16,6 +16,7 @@ namespace {
 
 struct CompileCliOptions {
   std::string model;
+  std::string layout = "nchw";  // --layout
   std::vector<std::string> dims;
   uint64_t seed = 0;
   std::string records;  // empty: every task with its default schedule
@@ -24,7 +25,7 @@ struct CompileCliOptions {
 };
 
 int run_compile(const CompileCliOptions& o) {
-  Graph g = load_model(o.model, parse_dims(o.dims), o.seed);
+  Graph g = load_model(o.model, parse_dims(o.dims), o.seed, o.layout);
   Partition p = partition_graph(g);
   HardwareInfo hw = detect_hardware();
   ArtifactOptions ao;
@@ -52,7 +53,7 @@ Command add_compile_command(CLI::App& app) {
       "compile",
       "emit a deployable artifact (ahead-of-time compiled tasks with the best recorded "
       "schedules, a header, weights and a runner), then build and verify it");
-  add_model_flags(cmd, &o->model, &o->dims, &o->seed,
+  add_model_flags(cmd, &o->model, &o->dims, &o->seed, &o->layout,
                   "seed of the weights (zoo) and the sample inputs");
   cmd->add_option("--records", o->records,
                   "records file: each task gets its best program measured on this hardware")

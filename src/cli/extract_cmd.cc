@@ -23,6 +23,7 @@ constexpr int kTaskMapVersion = 1;
 
 struct ExtractOptions {
   std::string model;              // zoo spec or .onnx path
+  std::string layout = "nchw";  // --layout
   std::vector<std::string> dims;  // --dim NAME=VALUE
   uint64_t seed = 0;              // zoo weights
   std::string json_path;          // --json: write the task map here
@@ -62,7 +63,7 @@ nlohmann::json task_map(const std::string& model, const Graph& g, const Partitio
 }
 
 int run_extract(const ExtractOptions& o) {
-  Graph g = load_model(o.model, parse_dims(o.dims), o.seed);
+  Graph g = load_model(o.model, parse_dims(o.dims), o.seed, o.layout);
   Partition p = partition_graph(g);
   std::printf("model %s: inputs %s; %zu nodes -> %zu tasks, %zu instances\n", o.model.c_str(),
               describe_inputs(g).c_str(), g.nodes.size(), p.tasks.size(), p.instances.size());
@@ -81,7 +82,7 @@ int run_extract(const ExtractOptions& o) {
 Command add_extract_command(CLI::App& app) {
   auto o = std::make_shared<ExtractOptions>();
   CLI::App* cmd = app.add_subcommand("extract", "print the task table of a model");
-  add_model_flags(cmd, &o->model, &o->dims, &o->seed);
+  add_model_flags(cmd, &o->model, &o->dims, &o->seed, &o->layout);
   cmd->add_option("--json", o->json_path,
                   "also write the task map (tasks, their instances and the model nodes each "
                   "computes, by name) to this JSON file");

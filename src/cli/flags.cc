@@ -3,13 +3,17 @@
 namespace tlm {
 
 void add_model_flags(CLI::App* cmd, std::string* model, std::vector<std::string>* dims,
-                     uint64_t* seed, const std::string& seed_help) {
+                     uint64_t* seed, std::string* layout, const std::string& seed_help) {
   cmd->add_option("MODEL", *model, "zoo spec (e.g. resnet50:image=160) or path to an .onnx file")
       ->required();
   cmd->add_option("--dim", *dims,
                   "NAME=VALUE for a symbolic input dimension of an .onnx file (repeatable)")
       ->take_all();
   cmd->add_option("--seed", *seed, seed_help)->capture_default_str();
+  cmd->add_option("--layout", *layout,
+                  "activation layout of convolutions: nchw, or nchwc (channels blocked by the "
+                  "CPU's vector lanes; nchw8c / nchw16c to choose the block)")
+      ->capture_default_str();
 }
 
 std::string type_str(const Value& v) {

@@ -19,6 +19,7 @@ namespace {
 
 struct GenerateCliOptions {
   std::string model;
+  std::string layout = "nchw";  // --layout
   std::vector<std::string> dims;
   uint64_t seed = 0;
   std::string task;  // an id, or "all"
@@ -63,7 +64,7 @@ bool generate_for_task(const Task& task, const HardwareInfo& hw, const TlmModel*
 
 int run_generate(GenerateCliOptions& o) {
   set_model_threads(compute_threads());
-  Graph g = load_model(o.model, parse_dims(o.dims), o.seed);
+  Graph g = load_model(o.model, parse_dims(o.dims), o.seed, o.layout);
   Partition p = partition_graph(g);
   std::vector<const Task*> tasks;
   if (o.task == "all") {
@@ -115,7 +116,7 @@ Command add_generate_command(CLI::App& app) {
       "generate",
       "write programs for one task with the language model (always valid: every value is "
       "chosen among the space's options) and print them as sentences");
-  add_model_flags(cmd, &o->model, &o->dims, &o->seed, "seed of the weights and of sampling");
+  add_model_flags(cmd, &o->model, &o->dims, &o->seed, &o->layout, "seed of the weights and of sampling");
   cmd->add_option("--task", o->task,
                   "task id (`tlm extract MODEL` lists them), or all (every task of the model; "
                   "with --expert, tasks without expert programs write nothing)")

@@ -9,6 +9,7 @@
 #include "frontend/onnx_import.h"
 #include "frontend/tensor_proto.h"
 #include "graph/passes.h"
+#include "hardware/hardware.h"
 #include "runtime/executor.h"
 #include "runtime/random_inputs.h"
 #include "zoo/zoo.h"
@@ -26,6 +27,20 @@ bool ends_with(const std::string& s, const std::string& suffix) {
          s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
+// The channel block of --layout (0: plain NCHW).
+int layout_block(const std::string& layout) {
+  if (layout == "nchw") return 0;
+  if (layout == "nchwc") return detect_hardware().vector_bits / 32;
+  const std::string digits = layout.size() > 5 ? layout.substr(4, layout.size() - 5) : "";
+  if (layout.rfind("nchw", 0) == 0 && layout.back() == 'c' && !digits.empty() &&
+      digits.size() <= 2 && digits.find_first_not_of("0123456789") == std::string::npos) {
+    const int b = std::stoi(digits);
+    if (b >= 2) return b;
+  }
+  TLM_USER_ERROR() << "--layout '" << layout
+                   << "': expected nchw, nchwc, or nchw<B>c with B >= 2 (e.g. nchw16c)";
+  return 0;
+}
 
 }  // namespace
 
@@ -48,7 +63,8 @@ std::map<std::string, int64_t> parse_dims(const std::vector<std::string>& flags)
 }
 
 Graph load_model(const std::string& text, const std::map<std::string, int64_t>& dims,
-                 uint64_t seed) {
+                 uint64_t seed, const std::string& layout) {
+  const int block = layout_block(layout);
   Graph g;
   if (is_zoo_name(text)) {
     TLM_USER_CHECK(dims.empty())
@@ -65,6 +81,7 @@ Graph load_model(const std::string& text, const std::map<std::string, int64_t>& 
     g = build_zoo_model(text, seed);
   }
   prepare_graph(g);
+  if (block > 0) block_channels(g, block);
   return g;
 }
 

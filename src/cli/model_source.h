@@ -1,7 +1,8 @@
 // Where the CLI's models and inputs come from.
 //
 //   load_model(text, dims, seed)  a zoo spec ("resnet50", "bert-base:seq=128") or an .onnx path,
-//                                 prepared (graph/passes.h) and ready to partition
+//                                 prepared (graph/passes.h), in the chosen activation layout,
+//                                 and ready to partition
 //   parse_dims(["batch=1", ...])  the --dim flags
 //   random_inputs(g, seed)        seeded inputs: f32 uniform in [-1, 1); i64 (token ids) uniform
 //                                 in [0, n) where n is the smallest data extent of a Gather that
@@ -21,8 +22,10 @@ namespace tlm {
 
 std::map<std::string, int64_t> parse_dims(const std::vector<std::string>& flags);
 
+// `layout`: "nchw" (as imported), "nchwc" (convolutions channel-blocked by the host's vector
+// lanes, graph/passes.h block_channels) or "nchw<B>c" (blocked by B); UserError otherwise.
 Graph load_model(const std::string& text, const std::map<std::string, int64_t>& dims,
-                 uint64_t seed);
+                 uint64_t seed, const std::string& layout = "nchw");
 
 std::vector<Tensor> read_inputs(const Graph& g, const std::vector<std::string>& paths);
 

@@ -41,6 +41,7 @@ namespace {
 
 struct RunOptions {
   std::string model;
+  std::string layout = "nchw";  // --layout
   std::vector<std::string> dims;
   uint64_t seed = 0;                // zoo weights and random inputs
   std::vector<std::string> inputs;  // --input IN.pb, graph-input order; empty: random inputs
@@ -353,7 +354,7 @@ int run_run(const RunOptions& o) {
     std::ofstream f(o.csv);
     TLM_USER_CHECK(f.good()) << "--csv: cannot write " << o.csv;
   }
-  Graph g = load_model(o.model, parse_dims(o.dims), o.seed);
+  Graph g = load_model(o.model, parse_dims(o.dims), o.seed, o.layout);
   std::vector<Tensor> inputs =
       o.inputs.empty() ? random_inputs(g, o.seed) : read_inputs(g, o.inputs);
   TLM_USER_CHECK(!g.outputs.empty()) << "model '" << o.model << "' has no outputs";
@@ -450,7 +451,7 @@ Command add_run_command(CLI::App& app) {
   auto no_verify = std::make_shared<bool>(false);
   CLI::App* cmd = app.add_subcommand(
       "run", "compile with default schedules, verify against the reference interpreter, time");
-  add_model_flags(cmd, &o->model, &o->dims, &o->seed);
+  add_model_flags(cmd, &o->model, &o->dims, &o->seed, &o->layout);
   cmd->add_option("--input", o->inputs,
                   "input TensorProto .pb file, in graph-input order (repeatable)")
       ->take_all()

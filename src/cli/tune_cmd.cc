@@ -14,6 +14,7 @@ namespace {
 
 struct TuneCliOptions {
   std::string model;
+  std::string layout = "nchw";  // --layout
   std::vector<std::string> dims;
   uint64_t seed = 0;
   TuneOptions tune;
@@ -29,7 +30,7 @@ std::string strategy_help() {
 
 int run_tune(TuneCliOptions& o) {
   const StrategyInfo& strategy = find_strategy(o.tune.strategy);  // fails before the model
-  Graph g = load_model(o.model, parse_dims(o.dims), o.seed);
+  Graph g = load_model(o.model, parse_dims(o.dims), o.seed, o.layout);
   Partition p = partition_graph(g);
   std::string budget = strategy.kind != StrategyKind::Search ? "one program per task"
                        : o.tune.trials_per_task == 0
@@ -61,7 +62,7 @@ Command add_tune_command(CLI::App& app) {
       "tune",
       "tune every task of a model: measure candidate programs in isolated workers, append a "
       "record per measurement, then compile the model with the best ones, verify and time it");
-  add_model_flags(cmd, &o->model, &o->dims, &o->seed, "seed of weights, inputs and the search");
+  add_model_flags(cmd, &o->model, &o->dims, &o->seed, &o->layout, "seed of weights, inputs and the search");
   cmd->add_option("--strategy", o->tune.strategy, strategy_help())->capture_default_str();
   cmd->add_option("--trials-per-task", o->tune.trials_per_task,
                   "measurement budget: this many times the number of tasks (0 with --strategy "

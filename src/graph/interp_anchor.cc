@@ -1,9 +1,10 @@
-// Interpreter rows for the anchors: Conv, ConvTranspose, Gemm, MatMul, MaxPool, AveragePool,
-// GlobalAveragePool (float32, any number of spatial dims).
+// Interpreter rows for the anchors: Conv, ConvTranspose, ConvNchwc, Gemm, MatMul, MaxPool,
+// AveragePool, GlobalAveragePool (float32, any number of spatial dims).
 //
 // These are naive in what they compute and only as clever as needed to verify whole models in
 // seconds: Conv is im2col + gemm_acc (C += A*B with the inner loop on contiguous output
-// columns), built a bounded chunk of output lines at a time; ConvTranspose is gemm_acc +
+// columns), built a bounded chunk of output lines at a time; ConvNchwc unblocks its operands
+// (docs/layout.md), runs that Conv and blocks the result; ConvTranspose is gemm_acc +
 // col2im; MatMul calls gemm_acc per batch; Gemm too, except that a few rows against a
 // transposed weight [N, K] are plain dot products. Work is split over threads with
 // parallel_for along output rows, or along (batch, group) when there are many. Nodes beyond
@@ -282,6 +283,47 @@ Tensor eval_Conv(const EvalCtx& c) {
     std::vector<float> col;
     for (int64_t p = 0; p < pairs; p++) run(p / group, p % group, col, true);
   }
+  return out;
+}
+
+// ConvNchwc (graph/shape_infer.cc): the plain Conv on unblocked operands, its output blocked.
+Tensor eval_ConvNchwc(const EvalCtx& c) {
+  const Shape &xs = c.in[0]->shape(), &ws = c.in[1]->shape();
+  const int64_t B = ws[4], cob = ws[0], cg = ws[1], taps = ws[2] * ws[3];
+  // W [Co/B, Cg, kh, kw, B] -> [Co, Cg, kh, kw].
+  Tensor w(DType::F32, {cob * B, cg, ws[2], ws[3]});
+  const float* wb = c.in[1]->data<float>();
+  float* wp = w.data<float>();
+  for (int64_t o = 0; o < cob * B; o++)
+    for (int64_t i = 0; i < cg * taps; i++) wp[o * cg * taps + i] = wb[((o / B) * cg * taps + i) * B + o % B];
+  // X [N, C/B, H, W, B] -> [N, C, H, W] (a plain X is used as it is).
+  Tensor x;
+  if (xs.size() == 5) {
+    const int64_t hw = xs[2] * xs[3];
+    x = Tensor(DType::F32, {xs[0], xs[1] * B, xs[2], xs[3]});
+    const float* xb = c.in[0]->data<float>();
+    float* xp = x.data<float>();
+    for (int64_t n = 0; n < xs[0] * xs[1]; n++)
+      for (int64_t p = 0; p < hw; p++)
+        for (int64_t l = 0; l < B; l++) xp[(n * B + l) * hw + p] = xb[(n * hw + p) * B + l];
+  }
+  Tensor bias;
+  if (c.in.size() > 2 && c.in[2]) bias = Tensor::from<float>({cob * B}, std::vector<float>(
+      c.in[2]->data<float>(), c.in[2]->data<float>() + cob * B));
+  Node conv = c.node;
+  conv.op = Op::Conv;
+  if (!conv.has("group")) conv.attrs["group"] = int64_t{1};
+  std::vector<const Tensor*> ins = {xs.size() == 5 ? &x : c.in[0], &w};
+  if (!bias.empty_storage()) ins.push_back(&bias);
+  const Shape plain = {c.out_shape[0], cob * B, c.out_shape[2], c.out_shape[3]};
+  Tensor y = eval_Conv(EvalCtx{conv, ins, DType::F32, plain});
+  Tensor out(DType::F32, c.out_shape);
+  const int64_t hw = plain[2] * plain[3];
+  const float* yp = y.data<float>();
+  float* op = out.data<float>();
+  for (int64_t n = 0; n < plain[0] * cob; n++)
+    for (int64_t p = 0; p < hw; p++)
+      for (int64_t l = 0; l < B; l++) op[(n * hw + p) * B + l] = yp[(n * B + l) * hw + p];
   return out;
 }
 

@@ -24,6 +24,7 @@ enum class OpPattern : uint8_t { Elemwise, Injective, Reduce, Anchor };
   /* anchors: compute-intensive */      \
   X(Conv, Anchor)                       \
   X(ConvTranspose, Anchor)              \
+  X(ConvNchwc, Anchor)                  \
   X(Gemm, Anchor)                       \
   X(MatMul, Anchor)                     \
   X(MaxPool, Anchor)                    \

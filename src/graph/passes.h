@@ -14,6 +14,13 @@ void fold_batchnorm(Graph& g);
 // (Graph::add already folds eagerly; this pass catches graphs edited after construction.)
 void fold_constants(Graph& g);
 
+// Channel-blocked activations (docs/layout.md, graph/layout.cc): 2-D convolutions whose output
+// channels are a multiple of `block` become ConvNchwc over [N, C/block, H, W, block] values, and
+// the elementwise ops and pools between them follow; values are converted between the layouts
+// (Reshape + Transpose) only where a consumer needs the other one. Graph outputs stay NCHW, with
+// their names: the graph computes the same function.
+void block_channels(Graph& g, int block);
+
 // The standard pipeline run on every imported or built model before partitioning:
 // fold_batchnorm, fold_constants, remove_dead; then checks that every graph output is
 // produced by a node or is an input, and that no value has a zero-size dimension.

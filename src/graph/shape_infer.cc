@@ -226,6 +226,52 @@ Inferred infer_conv_transpose(const Ctx& c) {
   return {DType::F32, out};
 }
 
+// ConvNchwc (docs/layout.md): 2-D convolution over channel-blocked activations. W is
+// [Co/B, Cg, kh, kw, B] (B = W.shape[4]); X is [N, Ci/B, H, W, B] or plain [N, Ci, H, W]; group is
+// 1 (Cg = Ci) or depthwise (group = Ci = Co, X blocked, Cg = 1); B (bias) is [Co/B, B]; the output
+// is [N, Co/B, Ho, Wo, B].
+Inferred infer_conv_nchwc(const Ctx& c) {
+  c.need_dtype(0, kF32);
+  c.need_dtype(1, kF32);
+  if (c.has(2)) c.need_dtype(2, kF32);
+  c.need_rank(0, 4, 5);
+  c.need_rank(1, 5, 5);
+  const Shape &x = c.shape(0), &w = c.shape(1);
+  const bool blocked = x.size() == 5;
+  const int64_t B = w[4], cob = w[0];
+  std::vector<int64_t> strides = c.ints("strides", 2, 1, kBig);
+  std::vector<int64_t> dilations = c.ints("dilations", 2, 1, kBig);
+  std::vector<int64_t> pads = c.ints("pads", 4, 0, kBig);
+  int64_t group = c.i_in("group", 1, kBig);
+  if (blocked && x[4] != B)
+    TLM_NODE_ERROR(c.n) << "X is blocked by " << x[4] << " channels but W by " << B;
+  const int64_t ci = blocked ? x[1] * B : x[1];
+  if (group == 1) {
+    if (w[1] != ci)
+      TLM_NODE_ERROR(c.n) << "X has " << ci << " channels but W " << shape_str(w) << " expects "
+                          << w[1];
+  } else if (!(blocked && group == ci && w[1] == 1 && cob == x[1])) {
+    TLM_NODE_ERROR(c.n) << "attribute 'group' = " << group
+                        << ": only 1 or depthwise (group = input channels = output channels, "
+                           "blocked X) is supported";
+  }
+  if (c.has(2) && c.shape(2) != Shape{cob, B})
+    TLM_NODE_ERROR(c.n) << "bias B has shape " << shape_str(c.shape(2)) << ", expected [" << cob
+                        << ", " << B << "]";
+  Shape out = {x[0], cob};
+  for (int d = 0; d < 2; d++) {
+    int64_t span = dilated_span(c, w[2 + d], dilations[d]);
+    int64_t padded = x[2 + d] + pads[d] + pads[2 + d];
+    if (padded < span)
+      TLM_NODE_ERROR(c.n) << "attribute 'pads'/'dilations': spatial dim " << d << " of X ("
+                          << x[2 + d] << ", padded " << padded
+                          << ") is smaller than the kernel span " << span;
+    out.push_back((padded - span) / strides[d] + 1);
+  }
+  out.push_back(B);
+  return {DType::F32, out};
+}
+
 Inferred infer_gemm(const Ctx& c) {
   for (int k = 0; k < c.count(); k++)
     if (c.has(k)) c.need_dtype(k, kF32);
@@ -545,6 +591,7 @@ struct InferRow {
 constexpr InferRow kInferRows[] = {
     {Op::Conv, 2, 3, infer_conv},
     {Op::ConvTranspose, 2, 3, infer_conv_transpose},
+    {Op::ConvNchwc, 2, 3, infer_conv_nchwc},
     {Op::Gemm, 2, 3, infer_gemm},
     {Op::MatMul, 2, 2, infer_matmul},
     {Op::MaxPool, 1, 1, infer_maxpool},

@@ -4,6 +4,9 @@
 // and the epilogue (bias, alpha/beta, the average's division).
 //
 //   Conv          RDom (Cin/group, k...); group channel offset (m / (M/group)) * Cin/group
+//   ConvNchwc     channel-blocked (docs/layout.md): output [N, Co/B, Ho, Wo, B]; RDom
+//                 (Ci/B, kh, kw, B) over a blocked input -- the input channel split at its blocks,
+//                 the block lane innermost --, (Ci, kh, kw) over a plain one, (kh, kw) depthwise
 //   ConvTranspose the gather form: output o reads input (o + pad - k*dil) / stride when that
 //                 divides exactly and is in range
 //   Gemm/MatMul   RDom (K); MatMul broadcasts batch dims and promotes 1-D operands
@@ -127,6 +130,64 @@ void lower_Conv(Ctx& c, const Node& n) {
   acc.f(acc.vars) += xr(xi) * read(c, w, wi);
   add_stage(c, acc, n, StageRole::Anchor, &red);
   bind_with_channel_bias(c, n, acc, bias);
+}
+
+void lower_ConvNchwc(Ctx& c, const Node& n) {
+  require_f32(c, n);
+  ValueId x = n.inputs.at(0), w = n.inputs.at(1);
+  ValueId bias = n.inputs.size() > 2 ? n.inputs[2] : kNoValue;
+  const Shape& xs = shape_of(c, x);
+  const Shape& ws = shape_of(c, w);
+  const Shape& os = shape_of(c, n.outputs[0]);
+  require_rank(n, xs, 4, 5, "input");
+  require_rank(n, ws, 5, 5, "W");
+  const bool blocked = xs.size() == 5;
+  const bool depthwise = n.i("group", 1) != 1;
+  const int B = (int)ws[4];
+  if (os.size() != 5 || os[4] != B || os[1] != ws[0]) bad_node(n, "output shape mismatch");
+  // The window over the two spatial dims (2, 3) of the input; a blocked input's lane dim is
+  // never padded.
+  Window win;
+  win.k = 2;
+  win.kernel = {ws[2], ws[3]};
+  win.strides = ints_n(n, "strides", 2, 1);
+  win.dilations = ints_n(n, "dilations", 2, 1);
+  win.pads = ints_n(n, "pads", 4, 0);
+  Reader xr = make_reader(c, n, x, window_leaves_input(win, xs, os), Expr(0.f));
+  PureFunc acc = new_func(c, n, "", os);
+  std::vector<int64_t> rext;
+  if (!depthwise) rext.push_back(xs[1]);  // Ci/B blocks, or Ci
+  rext.push_back(ws[2]);
+  rext.push_back(ws[3]);
+  if (blocked && !depthwise) rext.push_back(B);
+  Reduction red = new_rdom(c, n, "k", rext);
+  const int kr = depthwise ? 0 : 1;  // rv index of kh
+  Expr h = acc.idx[2] * (int)win.strides[0] - (int)win.pads[0] + red.rv[kr] * (int)win.dilations[0];
+  Expr wd =
+      acc.idx[3] * (int)win.strides[1] - (int)win.pads[1] + red.rv[kr + 1] * (int)win.dilations[1];
+  Index xi, wi;
+  if (depthwise) {
+    xi = {acc.idx[0], acc.idx[1], h, wd, acc.idx[4]};
+    wi = {acc.idx[1], Expr(0), red.rv[0], red.rv[1], acc.idx[4]};
+  } else if (blocked) {
+    xi = {acc.idx[0], red.rv[0], h, wd, red.rv[3]};
+    wi = {acc.idx[1], red.rv[0] * B + red.rv[3], red.rv[1], red.rv[2], acc.idx[4]};
+  } else {
+    xi = {acc.idx[0], red.rv[0], h, wd};
+    wi = {acc.idx[1], red.rv[0], red.rv[1], red.rv[2], acc.idx[4]};
+  }
+  acc.f(acc.vars) = 0.f;
+  acc.f(acc.vars) += xr(xi) * read(c, w, wi);
+  add_stage(c, acc, n, StageRole::Anchor, &red);
+  if (bias == kNoValue) {
+    bind(c, n, acc);
+    return;
+  }
+  if (shape_of(c, bias) != Shape{ws[0], B}) bad_node(n, "bias must have shape [Co/B, B]");
+  PureFunc b = new_func(c, n, "bias", acc.shape);
+  b.f(b.vars) = acc.f(acc.vars) + read(c, bias, {b.idx[1], b.idx[4]});
+  add_stage(c, b, n, StageRole::Pure);
+  bind(c, n, b);
 }
 
 void lower_ConvTranspose(Ctx& c, const Node& n) {

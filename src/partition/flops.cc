@@ -1,5 +1,6 @@
 // FLOP counting, one row per Op (static_assert on kOpCount). A multiply-add counts 2.
 //   Conv            2 * |Y| * Cin/group * prod(k), plus |Y| for a bias input
+//   ConvNchwc       2 * |Y| * Cg * kh * kw (W is [Co/B, Cg, kh, kw, B]), plus |Y| for a bias
 //   ConvTranspose   2 * |X| * Cout/group * prod(k) (every input element scatters into a window),
 //                   plus |Y| for a bias input
 //   Gemm            2 * M * N * K, plus M * N for a C input (alpha/beta scaling not counted)
@@ -39,6 +40,12 @@ double per_row(const Shape& w) { return w.empty() || w[0] <= 0 ? 0 : count(w) / 
 double conv(const Graph& g, const Node& n) {
   double y = out_count(g, n);
   return 2 * y * per_row(in_shape(g, n, 1)) + (has_input(n, 2) ? y : 0);
+}
+
+double conv_nchwc(const Graph& g, const Node& n) {
+  const Shape& w = in_shape(g, n, 1);
+  double y = out_count(g, n);
+  return w.size() != 5 ? 0 : 2 * y * (double)(w[1] * w[2] * w[3]) + (has_input(n, 2) ? y : 0);
 }
 
 double conv_transpose(const Graph& g, const Node& n) {
@@ -83,6 +90,7 @@ struct FlopsRow {
 constexpr FlopsRow kFlopsRows[] = {
     {Op::Conv, conv},
     {Op::ConvTranspose, conv_transpose},
+    {Op::ConvNchwc, conv_nchwc},
     {Op::Gemm, gemm},
     {Op::MatMul, matmul},
     {Op::MaxPool, window},

@@ -28,6 +28,7 @@ struct KindRow {
 constexpr KindRow kKindRows[] = {
     {Op::Conv, "conv"},
     {Op::ConvTranspose, "conv_transpose"},
+    {Op::ConvNchwc, "conv_nchwc"},
     {Op::Gemm, "gemm"},
     {Op::MatMul, "matmul"},
     {Op::MaxPool, "max_pool"},
@@ -101,7 +102,7 @@ std::string spatial(const Shape& x) {
 // The anchor's name: the snake-case op name refined by what a reader needs to tell tasks apart.
 //   Conv: conv<d>d, depthwise_conv<d>d when group > 1 and group == C_in, group_conv<d>d for
 //   other group > 1. ConvTranspose: conv<d>d_transpose, group_conv<d>d_transpose.
-//   Gemm: dense. MatMul: batch_matmul when the right operand has batch dims (rank > 2, e.g.
+//   ConvNchwc: conv2d_nchwc, depthwise_conv2d_nchwc. Gemm: dense. MatMul: batch_matmul when the right operand has batch dims (rank > 2, e.g.
 //   attention), dense otherwise (x @ W, whatever the rank of x). Pools get <d>d.
 std::string anchor_name(const Graph& g, const Node& n) {
   const Shape& x = input_shape(g, n, 0);
@@ -114,6 +115,8 @@ std::string anchor_name(const Graph& g, const Node& n) {
         prefix = (n.op == Op::Conv && x.size() >= 2 && group == x[1]) ? "depthwise_" : "group_";
       return prefix + "conv" + spatial(x) + (n.op == Op::ConvTranspose ? "_transpose" : "");
     }
+    case Op::ConvNchwc:
+      return std::string(n.i("group", 1) > 1 ? "depthwise_" : "") + "conv2d_nchwc";
     case Op::Gemm:
       return "dense";
     case Op::MatMul:

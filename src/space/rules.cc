@@ -73,7 +73,8 @@ std::vector<std::string> callees(const Halide::Func& f, bool updates_only) {
 }
 
 bool is_compute_heavy(Op op) {
-  return op == Op::Conv || op == Op::ConvTranspose || op == Op::Gemm || op == Op::MatMul;
+  return op == Op::Conv || op == Op::ConvTranspose || op == Op::ConvNchwc || op == Op::Gemm ||
+         op == Op::MatMul;
 }
 
 bool tiled_anchor(const LoweredTask& t) {

@@ -27,7 +27,9 @@ struct TaskCase {
 
 // The anchor family of a task kind: "conv2d_add_relu" -> "conv2d".
 inline std::string family(const std::string& kind) {
-  static const char* kFamilies[] = {"depthwise_conv2d",
+  static const char* kFamilies[] = {"depthwise_conv2d_nchwc",
+                                    "conv2d_nchwc",
+                                    "depthwise_conv2d",
                                     "group_conv2d",
                                     "conv2d_transpose",
                                     "conv1d",
@@ -120,7 +122,9 @@ inline std::vector<Graph> hand_built_graphs() {
   return gs;
 }
 
-// One task per (family, rule) from the models above, in a fixed order.
+// One task per (family, rule) from the models above, in a fixed order; then the same for two of
+// them with channel-blocked activations (graph/passes.h block_channels, block 8), where a
+// ConvNchwc reading a plain input (the stem) counts as its own case ("/plain").
 inline std::vector<TaskCase> representative_tasks(const HardwareInfo& hw) {
   std::vector<Graph> graphs;
   std::vector<Graph> hand = hand_built_graphs();
@@ -132,15 +136,25 @@ inline std::vector<TaskCase> representative_tasks(const HardwareInfo& hw) {
   }
   size_t zoo_graphs = graphs.size();
   for (Graph& g : hand) graphs.push_back(std::move(g));
+  const size_t blocked_from = graphs.size();
+  for (const char* spec : {"resnet18:image=32", "mobilenet_v2:image=32"})
+    graphs.push_back(build_zoo_model(spec, 7));
   std::vector<TaskCase> out;
   std::map<std::string, bool> seen;
   for (size_t i = 0; i < graphs.size(); i++) {
     Graph& g = graphs[i];
     prepare_graph(g);
+    if (i >= blocked_from) block_channels(g, 8);
     for (const Task& t : partition_graph(g).tasks) {
       LoweredTask lt = lower_subgraph(t.sub);
       std::string key = family(t.sub.kind) + "/" + rule_name(build_space(lt, hw).rule);
-      if (i >= zoo_graphs) key += "/hand" + std::to_string(i - zoo_graphs);  // always kept
+      if (i >= blocked_from) {
+        for (const Node& n : t.sub.graph.nodes)
+          if (n.op == Op::ConvNchwc && t.sub.graph.value(n.inputs[0]).shape.size() == 4)
+            key += "/plain";
+      } else if (i >= zoo_graphs) {
+        key += "/hand" + std::to_string(i - zoo_graphs);  // always kept
+      }
       if (seen[key]) continue;
       seen[key] = true;
       out.push_back({key, t.sub});

@@ -236,3 +236,41 @@ TEST(ZooSpec, RegistryDescribesEveryModel) {
 
 }  // namespace
 }  // namespace tlm
+
+namespace tlm {
+namespace {
+
+// Channel-blocked activations (graph/passes.h block_channels) change the graph, not the function:
+// every small CNN of the zoo, blocked by 8 and by 16, interprets to the original outputs and
+// counts the same convolution FLOPs.
+TEST(Zoo, ChannelBlockedGraphsComputeTheSameFunction) {
+  for (const char* name : {"resnet18", "resnet50", "mobilenet_v2", "mobilenet_v3_small",
+                           "densenet121", "googlenet", "vgg16"}) {
+    Graph g = build_zoo_model(kSmall.at(name), 3);
+    prepare_graph(g);
+    std::vector<Tensor> in = random_inputs(g);
+    std::vector<Tensor> want = interpret(g, in);
+    double flops = 0;
+    for (const Node& n : g.nodes) flops += n.op == Op::Conv ? node_flops(g, n) : 0;
+    for (int block : {8, 16}) {
+      SCOPED_TRACE(std::string(name) + " block " + std::to_string(block));
+      Graph b = g;
+      block_channels(b, block);
+      int blocked = 0;
+      double bflops = 0;
+      for (const Node& n : b.nodes) {
+        blocked += n.op == Op::ConvNchwc;
+        if (n.op == Op::Conv || n.op == Op::ConvNchwc) bflops += node_flops(b, n);
+      }
+      EXPECT_GT(blocked, 0);
+      EXPECT_NEAR(bflops, flops, 1e-9 * flops);
+      std::vector<Tensor> got = interpret(b, in);
+      ASSERT_EQ(got.size(), want.size());
+      for (size_t k = 0; k < got.size(); k++)
+        EXPECT_LE(max_rel_violation(got[k], want[k], 1e-5, 1e-5), 1.0) << "output " << k;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace tlm

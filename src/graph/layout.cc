@@ -1,0 +1,191 @@
+// block_channels (graph/passes.h): ONNX Runtime's NCHWc rewrite as a tlm graph pass
+// (docs/layout.md). Walks the graph in order and builds a new one in which
+//
+//   Conv (2-D, constant W and bias, Co % B == 0; group 1 or depthwise with C % B == 0)
+//        -> ConvNchwc over [N, C/B, H, W, B] values: the input blocked when Ci % B == 0, read
+//           plain otherwise (the stem); W folded to [Co/B, Cg, kh, kw, B], bias to [Co/B, B]
+//   elementwise ops whose tensor inputs all exist blocked with the output's 4-D shape (scalar
+//        constants broadcast as they are) -> the same op on the blocked values
+//   MaxPool / AveragePool (2-D) over a blocked value -> the same pool over the 5-D value with a
+//        window of 1 on the lane dim
+//
+// and copies every other node, reading plain values. A value is converted between the layouts
+// only where a consumer needs the other one, once: plain -> blocked is Reshape [N, C/B, B, H, W]
+// + Transpose (0 1 3 4 2); blocked -> plain is Transpose (0 1 4 2 3) + Reshape [N, C, H, W]
+// (injective ops: the partitioner fuses them into their neighbours' tasks). Graph outputs stay
+// plain and keep their names, so the rewritten graph computes the same function.
+#include <map>
+
+#include "graph/passes.h"
+#include "support/error.h"
+
+namespace tlm {
+namespace {
+
+class Blocker {
+ public:
+  Blocker(const Graph& g, int64_t block) : g_(g), B_(block) {
+    out_.name = g.name;
+    plain_.assign(g.values.size(), kNoValue);
+    blocked_.assign(g.values.size(), kNoValue);
+  }
+
+  Graph run() {
+    for (ValueId v : g_.inputs) {
+      const Value& val = g_.value(v);
+      plain_[v] = out_.add_input(val.name, val.dtype, val.shape);
+    }
+    for (const Node& n : g_.nodes) {
+      TLM_CHECK(n.outputs.size() == 1) << "block_channels: node " << n.name << " has "
+                                       << n.outputs.size() << " outputs";
+      if (!(n.op == Op::Conv && try_conv(n)) && !(is_pool(n) && try_pool(n)) &&
+          !(op_pattern(n.op) == OpPattern::Elemwise && try_elemwise(n)))
+        copy(n);
+    }
+    for (ValueId o : g_.outputs) out_.mark_output(plain(o));
+    out_.remove_dead();
+    return std::move(out_);
+  }
+
+ private:
+  const Shape& shape(ValueId v) const { return g_.value(v).shape; }
+
+  // The value in the plain layout, converting (once) a value that so far exists only blocked.
+  ValueId plain(ValueId v) {
+    if (v == kNoValue) return kNoValue;
+    if (plain_[v] != kNoValue) return plain_[v];
+    const Value& val = g_.value(v);
+    if (val.is_constant()) {
+      out_.values.push_back(val);  // shares the tensor
+      return plain_[v] = (ValueId)out_.values.size() - 1;
+    }
+    TLM_CHECK(blocked_[v] != kNoValue) << "block_channels: value " << val.name << " has no layout";
+    const Shape& s = val.shape;
+    ValueId t = out_.add(Op::Transpose, {blocked_[v]}, {{"perm", std::vector<int64_t>{0, 1, 4, 2, 3}}},
+                         val.name + "/to_nchw_t");
+    plain_[v] = out_.add(Op::Reshape, {t}, {{"shape", s}}, val.name + "/to_nchw");
+    out_.value(plain_[v]).name = val.name;  // the original value, e.g. a graph output
+    return plain_[v];
+  }
+
+  // The value blocked [N, C/B, H, W, B] (C % B == 0), converting the plain one once.
+  ValueId blocked(ValueId v) {
+    if (blocked_[v] != kNoValue) return blocked_[v];
+    const Shape& s = shape(v);
+    ValueId r = out_.add(Op::Reshape, {plain(v)}, {{"shape", Shape{s[0], s[1] / B_, B_, s[2], s[3]}}},
+                         g_.value(v).name + "/to_nchwc_r");
+    blocked_[v] = out_.add(Op::Transpose, {r}, {{"perm", std::vector<int64_t>{0, 1, 3, 4, 2}}},
+                           g_.value(v).name + "/to_nchwc");
+    return blocked_[v];
+  }
+
+  bool blockable(ValueId v) const {
+    const Value& val = g_.value(v);
+    return val.dtype == DType::F32 && val.shape.size() == 4 && val.shape[1] % B_ == 0 &&
+           !val.is_constant();
+  }
+
+  // Copies n reading plain inputs; its output is plain.
+  void copy(const Node& n) {
+    std::vector<ValueId> ins;
+    for (ValueId in : n.inputs) ins.push_back(plain(in));
+    emit(n, n.op, ins, n.attrs, false);
+  }
+
+  void emit(const Node& n, Op op, const std::vector<ValueId>& ins, const Attrs& attrs, bool blocked) {
+    ValueId o = n.outputs[0];
+    ValueId id = out_.add(op, ins, attrs, blocked ? n.name + "/nchwc" : n.name);
+    out_.value(id).name = blocked ? g_.value(o).name + "/nchwc" : g_.value(o).name;
+    (blocked ? blocked_ : plain_)[o] = id;
+  }
+
+  bool try_conv(const Node& n) {
+    ValueId x = n.inputs.at(0), w = n.inputs.at(1);
+    ValueId b = n.inputs.size() > 2 ? n.inputs[2] : kNoValue;
+    const Shape& xs = shape(x);
+    const Shape& ws = shape(w);
+    if (xs.size() != 4 || ws.size() != 4 || !g_.value(w).is_constant() ||
+        (b != kNoValue && !g_.value(b).is_constant()) || g_.value(x).dtype != DType::F32)
+      return false;
+    const int64_t group = n.i("group", 1), co = ws[0], ci = xs[1];
+    if (co % B_ != 0) return false;
+    const bool depthwise = group > 1;
+    if (depthwise && !(group == ci && co == ci && ws[1] == 1 && ci % B_ == 0)) return false;
+    const ValueId xin = ci % B_ == 0 ? blocked(x) : plain(x);
+    const std::string base = g_.value(w).name;
+    ValueId wr = out_.add(Op::Reshape, {plain(w)}, {{"shape", Shape{co / B_, B_, ws[1], ws[2], ws[3]}}},
+                          base + "/nchwc_r");
+    ValueId wb = out_.add(Op::Transpose, {wr}, {{"perm", std::vector<int64_t>{0, 2, 3, 4, 1}}},
+                          base + "/nchwc");
+    std::vector<ValueId> ins = {xin, wb};
+    if (b != kNoValue)
+      ins.push_back(out_.add(Op::Reshape, {plain(b)}, {{"shape", Shape{co / B_, B_}}},
+                             g_.value(b).name + "/nchwc"));
+    Attrs a;
+    for (const char* k : {"strides", "dilations", "pads", "group"})
+      if (n.has(k)) a[k] = n.attrs.at(k);
+    emit(n, Op::ConvNchwc, ins, a, true);
+    return true;
+  }
+
+  static bool is_pool(const Node& n) { return n.op == Op::MaxPool || n.op == Op::AveragePool; }
+
+  bool try_pool(const Node& n) {
+    ValueId x = n.inputs.at(0);
+    if (blocked_[x] == kNoValue || shape(x).size() != 4) return false;
+    Attrs a = n.attrs;
+    auto widen = [&](const char* key, int64_t lane, bool pads) {
+      if (!n.has(key)) return;
+      std::vector<int64_t> v = n.ints(key);
+      if (pads && v.size() == 4) v = {v[0], v[1], 0, v[2], v[3], 0};
+      else if (!pads && v.size() == 2) v.push_back(lane);
+      else return;
+      a[key] = v;
+    };
+    widen("kernel_shape", 1, false);
+    widen("strides", 1, false);
+    widen("dilations", 1, false);
+    widen("pads", 0, true);
+    emit(n, n.op, {blocked_[x]}, a, true);
+    return true;
+  }
+
+  bool try_elemwise(const Node& n) {
+    const Shape& os = shape(n.outputs[0]);
+    if (os.size() != 4 || os[1] % B_ != 0) return false;
+    bool any = false;
+    std::vector<ValueId> ins;
+    for (ValueId in : n.inputs) {
+      if (in == kNoValue) {
+        ins.push_back(kNoValue);
+        continue;
+      }
+      const Value& val = g_.value(in);
+      if (val.is_constant() && numel(val.shape) == 1) {
+        ins.push_back(plain(in));  // broadcasts against any rank
+      } else if (val.shape == os && blockable(in) && blocked_[in] != kNoValue) {
+        ins.push_back(blocked_[in]);
+        any = true;
+      } else {
+        return false;
+      }
+    }
+    if (!any) return false;
+    emit(n, n.op, ins, n.attrs, true);
+    return true;
+  }
+
+  const Graph& g_;
+  const int64_t B_;
+  Graph out_;
+  std::vector<ValueId> plain_, blocked_;  // by old ValueId: the value in each layout, or none
+};
+
+}  // namespace
+
+void block_channels(Graph& g, int block) {
+  TLM_CHECK(block >= 2) << "block_channels: block " << block;
+  g = Blocker(g, block).run();
+}
+
+}  // namespace tlm

@@ -1,0 +1,104 @@
+// block_channels (graph/layout.cc, docs/layout.md): the channel-blocked graph computes the same
+// function as the original (interpreted on random inputs), rewrites what it should (convs with
+// channel counts that are multiples of the block, the elementwise ops and pools between them)
+// and leaves the rest, with conversions only where the layout changes.
+#include <gtest/gtest.h>
+
+#include "graph/interp_test_util.h"
+#include "graph/passes.h"
+
+namespace tlm {
+namespace {
+
+using namespace testing_graph;
+using V = std::vector<int64_t>;
+
+int count_op(const Graph& g, Op op) {
+  int n = 0;
+  for (const Node& node : g.nodes) n += node.op == op;
+  return n;
+}
+
+ValueId conv(Graph& g, ValueId x, int64_t co, int64_t ci_g, int64_t k, int64_t stride,
+             int64_t group, uint64_t seed) {
+  ValueId w = g.add_constant(g.unique_name("w"), random_tensor(DType::F32, {co, ci_g, k, k}, seed));
+  ValueId b = g.add_constant(g.unique_name("b"), random_tensor(DType::F32, {co}, seed + 1));
+  return g.add(Op::Conv, {x, w, b},
+               {{"strides", V{stride, stride}},
+                {"dilations", V{1, 1}},
+                {"pads", V{k / 2, k / 2, k / 2, k / 2}},
+                {"group", group}});
+}
+
+// stem conv (3 input channels) + relu, max pool, a residual block, a depthwise conv with
+// stride 2, a conv to 12 channels (not a multiple of 8), global average pool.
+Graph small_cnn() {
+  Graph g;
+  ValueId x = g.add_input("x", DType::F32, {1, 3, 20, 20});
+  ValueId s = g.add(Op::Relu, {conv(g, x, 16, 3, 3, 2, 1, 10)});
+  ValueId p = g.add(Op::MaxPool, {s},
+                    {{"kernel_shape", V{3, 3}},
+                     {"strides", V{2, 2}},
+                     {"pads", V{1, 1, 1, 1}},
+                     {"dilations", V{1, 1}},
+                     {"ceil_mode", int64_t(0)}});
+  ValueId r = g.add(Op::Relu, {g.add(Op::Add, {conv(g, p, 16, 16, 3, 1, 1, 20), p})});
+  ValueId d = g.add(Op::Relu, {conv(g, r, 16, 1, 3, 2, 16, 30)});
+  ValueId e = conv(g, d, 12, 16, 1, 1, 1, 40);
+  g.mark_output(r);
+  g.mark_output(g.add(Op::GlobalAveragePool, {e}));
+  return g;
+}
+
+TEST(BlockChannels, SameFunctionAndTheExpectedRewrites) {
+  for (int block : {4, 8, 16}) {
+    SCOPED_TRACE("block " + std::to_string(block));
+    Graph g = small_cnn();
+    Graph b = g;
+    block_channels(b, block);
+    std::vector<Tensor> in = {random_tensor(DType::F32, {1, 3, 20, 20}, 5)};
+    std::vector<Tensor> want = interpret(g, in), got = interpret(b, in);
+    ASSERT_EQ(want.size(), got.size());
+    for (size_t k = 0; k < want.size(); k++) {
+      ASSERT_EQ(got[k].shape(), want[k].shape());
+      EXPECT_LE(max_rel_violation(got[k], want[k], 1e-5, 1e-5), 1.0) << "output " << k;
+      EXPECT_EQ(b.value(b.outputs[k]).name, g.value(g.outputs[k]).name);
+    }
+    // 16 channels: every conv but the one to 12 channels is blocked when the block divides 16
+    // (4, 8, 16); the 12-channel conv is blocked only by 4.
+    EXPECT_EQ(count_op(b, Op::ConvNchwc), block == 4 ? 4 : 3);
+    EXPECT_EQ(count_op(b, Op::Conv), block == 4 ? 0 : 1);
+    // The stem reads the plain input; the max pool runs over the blocked value.
+    for (const Node& n : b.nodes) {
+      if (n.op == Op::MaxPool) EXPECT_EQ(b.value(n.inputs[0]).shape.size(), 5u);
+      if (n.op == Op::ConvNchwc && b.value(n.inputs[0]).shape == Shape{1, 3, 20, 20})
+        EXPECT_EQ(b.value(n.outputs[0]).shape, (Shape{1, 16 / block, 10, 10, block}));
+    }
+    // Conversions back to NCHW only where a consumer needs it: the graph output r, and (blocks 8
+    // and 16) the input of the 12-channel conv; never back to blocked.
+    int to_plain = 0, to_blocked = 0;
+    for (const Node& n : b.nodes)
+      if (n.op == Op::Transpose) (b.value(n.inputs[0]).shape.size() == 5 ? to_plain : to_blocked)++;
+    EXPECT_EQ(to_plain, 2);
+    EXPECT_EQ(to_blocked, 0);
+  }
+}
+
+TEST(BlockChannels, ConvsItCannotBlockStayAsTheyAre) {
+  Graph g;
+  ValueId x = g.add_input("x", DType::F32, {1, 8, 9, 9});
+  ValueId wx = g.add_input("w", DType::F32, {16, 8, 3, 3});  // weights not constant
+  ValueId a = g.add(Op::Conv, {x, wx},
+                    {{"strides", V{1, 1}}, {"dilations", V{1, 1}}, {"pads", V{1, 1, 1, 1}},
+                     {"group", int64_t(1)}});
+  ValueId c = conv(g, a, 16, 4, 3, 1, 4, 3);  // grouped, not depthwise
+  g.mark_output(c);
+  Graph b = g;
+  block_channels(b, 8);
+  EXPECT_EQ(count_op(b, Op::ConvNchwc), 0);
+  EXPECT_EQ(count_op(b, Op::Conv), 2);
+  EXPECT_EQ(b.nodes.size(), g.nodes.size());
+}
+
+}  // namespace
+}  // namespace tlm
