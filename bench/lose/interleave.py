@@ -16,8 +16,9 @@ same turns, e.g. before/after a change).
         --variant tlm=bench/results/lose-zen4/final/resnet50.2t.jsonl \
         --out bench/results/interleave-zen4 bench/results/e2e/onnx/resnet50.onnx
 
-Environment of each variant: NAME=RECORDS@K=V;K=V sets variables for its `tlm compile` (e.g.
-TLM_WEIGHT_BLOCKS=0). Pin the script to the cores of --threads (taskset); HL_NUM_THREADS is set
+Environment and flags of each variant: NAME=RECORDS@K=V;K=V sets variables for its `tlm compile`
+(e.g. TLM_WEIGHT_BLOCKS=0), and a key that starts with -- is a flag of it (e.g.
+@--layout=nchwc for records tuned on channel-blocked activations). Pin the script to the cores of --threads (taskset); HL_NUM_THREADS is set
 to --threads for the artifacts' Halide thread pool.
 """
 import argparse
@@ -33,9 +34,10 @@ import numpy as np
 import onnxruntime as ort
 
 
-def build_artifact(tlm, threads, onnx, records, out_dir, env):
+def build_artifact(tlm, threads, onnx, records, out_dir, env, flags):
     """`tlm compile` (which builds and verifies the runner), then the same objects as a .so."""
     cmd = [tlm, "--threads", str(threads), "compile", onnx, "--records", records, "-o", out_dir]
+    cmd += flags
     r = subprocess.run(cmd, env=env, capture_output=True, text=True)
     if r.returncode != 0 or "verify: PASS" not in r.stdout:
         sys.exit(f"interleave.py: `{' '.join(cmd)}` failed (exit {r.returncode}):\n"
@@ -105,7 +107,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--threads", type=int, required=True)
     ap.add_argument("--variant", action="append", required=True,
-                    help="NAME=RECORDS[@K=V;K=V] (repeatable)")
+                    help="NAME=RECORDS[@K=V;--flag=V] (repeatable)")
     ap.add_argument("--blocks", type=int, default=15, help="blocks per side")
     ap.add_argument("--block", type=int, default=12, help="calls per block")
     ap.add_argument("--drop", type=int, default=2, help="uncounted first calls of a block")
@@ -123,12 +125,16 @@ def main():
         name, _, rest = spec.partition("=")
         records, _, envs = rest.partition("@")
         env = dict(os.environ)
+        flags = []
         for kv in filter(None, envs.split(";")):
             k, _, v = kv.partition("=")
-            env[k] = v
+            if k.startswith("--"):
+                flags += [k, v]
+            else:
+                env[k] = v
         d = os.path.join(a.out, f"art-{model}-{a.threads}t-{name}")
         print(f"{name}: tlm compile {records} -> {d}", flush=True)
-        so = build_artifact(a.tlm, a.threads, a.onnx, records, d, env)
+        so = build_artifact(a.tlm, a.threads, a.onnx, records, d, env, flags)
         runners.append((name, TlmModel(so, d, arrays)))
     for _, f in runners:  # warm-up: each side's first calls are slow for a while
         block(f, a.block, a.drop)

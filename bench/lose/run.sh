@@ -28,7 +28,9 @@
 # hardware never share a table). Records of any strategy count (e.g. the held-out driver's tuning
 # runs concatenated into LOSE_OUT/records/MODEL.<THREADS>t.jsonl): the best program per task. Two tune
 # lanes can share the work: CPUS=0 MODELS="resnet50 mobilenet_v2" ... tune & CPUS=1 MODELS=...
-# Every command run is appended to results/lose/commands.txt.
+# LAYOUT (default nchw) is tlm's --layout for every step (nchwc: channel-blocked activations,
+# docs/layout.md; its records belong to that layout's tasks). Every command run is appended to
+# results/lose/commands.txt.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -44,6 +46,7 @@ main() {  # (a function: bash reads all of it before running, so editing the fil
   out=${LOSE_OUT:-bench/results/lose}
   export LOSE_OUT=$out
   onnx=bench/results/e2e/onnx
+  layout=(--layout "${LAYOUT:-nchw}")
   mkdir -p "$out/maps" "$out/records" "$out/logs" "$out/ort" "$out/final" "$out/inmodel" "$onnx"
 
   run() {  # logs the command, then runs it
@@ -57,7 +60,7 @@ main() {  # (a function: bash reads all of it before running, so editing the fil
         bench/setup.sh > /dev/null
         for m in "${models[@]}"; do
           [[ -f $onnx/$m.onnx ]] || run /usr/bin/python3 bench/e2e/models.py --out-dir "$onnx" "$m"
-          run "$build/tlm" extract "$onnx/$m.onnx" --json "$out/maps/$m.json" > "$out/maps/$m.txt"
+          run "$build/tlm" extract "$onnx/$m.onnx" "${layout[@]}" --json "$out/maps/$m.json" > "$out/maps/$m.txt"
         done
         ;;
       peak)
@@ -67,7 +70,7 @@ main() {  # (a function: bash reads all of it before running, so editing the fil
         for m in "${models[@]}"; do
           log=$out/logs/$m.${threads}t.tune.log
           echo "== $(date +%H:%M:%S) tune $m, $threads thread(s), $trials trials per task (cores $cpus)"
-          run taskset -c "$cpus" nice -n 10 "$build/tlm" tune "$onnx/$m.onnx" --strategy evolutionary \
+          run taskset -c "$cpus" nice -n 10 "$build/tlm" tune "$onnx/$m.onnx" "${layout[@]}" --strategy evolutionary \
             --threads "$threads" --trials-per-task "$trials" --records "$out/records/$m.${threads}t.jsonl" \
             --seed 0 --quiet --no-e2e > "$log" 2>&1 || echo "   tune $m failed (exit $?): see $log"
           grep -E '^sum over tasks|^measurements' "$log" | sed 's/^/   /' || true
@@ -89,7 +92,7 @@ main() {  # (a function: bash reads all of it before running, so editing the fil
         for m in "${models[@]}"; do
           f=$out/final/$m.${threads}t.jsonl
           [[ -s $f ]] || { echo "inmodel: no $f (run the final step first)" >&2; exit 1; }
-          run taskset -c "$cpus" "$build/tlm" --threads "$threads" run "$onnx/$m.onnx" \
+          run taskset -c "$cpus" "$build/tlm" --threads "$threads" run "$onnx/$m.onnx" "${layout[@]}" \
             --schedules "best=$f" --no-verify --repeat 20 --csv "$out/inmodel/$m.${threads}t.csv" |
             grep -E '^end-to-end'
         done

@@ -1,19 +1,25 @@
 // block_channels (graph/passes.h): ONNX Runtime's NCHWc rewrite as a tlm graph pass
 // (docs/layout.md). Walks the graph in order and builds a new one in which
 //
-//   Conv (2-D, constant W and bias, Co % B == 0; group 1 or depthwise with C % B == 0)
-//        -> ConvNchwc over [N, C/B, H, W, B] values: the input blocked when Ci % B == 0, read
-//           plain otherwise (the stem); W folded to [Co/B, Cg, kh, kw, B], bias to [Co/B, B]
+//   Conv (2-D, constant W and bias; group 1 or depthwise) -> ConvNchwc over [N, ceil(C/B), H, W, B]
+//        values: the input blocked when it already is or Ci % B == 0, read plain otherwise (the
+//        stem); W folded to [Co'/B, Cg', kh, kw, B], bias to [Co'/B, B]
 //   elementwise ops whose tensor inputs all exist blocked with the output's 4-D shape (scalar
 //        constants broadcast as they are) -> the same op on the blocked values
 //   MaxPool / AveragePool (2-D) over a blocked value -> the same pool over the 5-D value with a
 //        window of 1 on the lane dim
 //
-// and copies every other node, reading plain values. A value is converted between the layouts
-// only where a consumer needs the other one, once: plain -> blocked is Reshape [N, C/B, B, H, W]
-// + Transpose (0 1 3 4 2); blocked -> plain is Transpose (0 1 4 2 3) + Reshape [N, C, H, W]
-// (injective ops: the partitioner fuses them into their neighbours' tasks). Graph outputs stay
-// plain and keep their names, so the rewritten graph computes the same function.
+// and copies every other node, reading plain values. A channel count C that is not a multiple of
+// B is padded to C' = B * ceil(C/B) when that wastes at most half of C (MobileNet-V2's 24
+// channels -> 32 for B = 16): the padded lanes hold zeros -- zero weights and bias, and only ops
+// that keep zeros (relu, clip around 0, add, mul, ...) run on padded values -- and the
+// convolutions reading them have zero weights there. A value is converted between the layouts
+// only where a consumer needs the other one, once: plain -> blocked is [Concat zeros +] Reshape
+// [N, C'/B, B, H, W] + Transpose (0 1 3 4 2); blocked -> plain is Transpose (0 1 4 2 3) + Reshape
+// [N, C', H, W] [+ Slice to C] (injective ops: the partitioner fuses them into their neighbours'
+// tasks). Graph outputs stay plain and keep their names, so the rewritten graph computes the same
+// function.
+#include <limits>
 #include <map>
 
 #include "graph/passes.h"
@@ -49,6 +55,19 @@ class Blocker {
 
  private:
   const Shape& shape(ValueId v) const { return g_.value(v).shape; }
+  const Shape& shape_of(ValueId new_v) const { return out_.value(new_v).shape; }
+  int64_t padded(int64_t c) const { return (c + B_ - 1) / B_ * B_; }
+  // C channels can be blocked: a multiple of B, or padded to one wasting at most half of C.
+  bool paddable(int64_t c) const { return c % B_ == 0 || (c >= B_ && 2 * padded(c) <= 3 * c); }
+
+  // t (constant) with dim `axis` zero-padded from its extent to `to` (folded at once).
+  ValueId pad_constant(ValueId t, int axis, int64_t to, const std::string& name) {
+    Shape zs = out_.value(t).shape;
+    if (zs[axis] == to) return t;
+    zs[axis] = to - zs[axis];
+    ValueId z = out_.add_constant(name + "/zeros", Tensor(DType::F32, zs));
+    return out_.add(Op::Concat, {t, z}, {{"axis", int64_t(axis)}}, name + "/padded");
+  }
 
   // The value in the plain layout, converting (once) a value that so far exists only blocked.
   ValueId plain(ValueId v) {
@@ -63,27 +82,37 @@ class Blocker {
     const Shape& s = val.shape;
     ValueId t = out_.add(Op::Transpose, {blocked_[v]}, {{"perm", std::vector<int64_t>{0, 1, 4, 2, 3}}},
                          val.name + "/to_nchw_t");
-    plain_[v] = out_.add(Op::Reshape, {t}, {{"shape", s}}, val.name + "/to_nchw");
+    const int64_t cp = padded(s[1]);
+    plain_[v] = out_.add(Op::Reshape, {t}, {{"shape", Shape{s[0], cp, s[2], s[3]}}},
+                         val.name + "/to_nchw");
+    if (cp != s[1])
+      plain_[v] = out_.add(Op::Slice, {plain_[v]},
+                           {{"starts", std::vector<int64_t>{0, 0, 0, 0}},
+                            {"ends", s},
+                            {"steps", std::vector<int64_t>{1, 1, 1, 1}}},
+                           val.name + "/to_nchw_s");
     out_.value(plain_[v]).name = val.name;  // the original value, e.g. a graph output
     return plain_[v];
   }
 
-  // The value blocked [N, C/B, H, W, B] (C % B == 0), converting the plain one once.
+  // The value blocked [N, C'/B, H, W, B] (paddable C), converting the plain one once.
   ValueId blocked(ValueId v) {
     if (blocked_[v] != kNoValue) return blocked_[v];
     const Shape& s = shape(v);
-    ValueId r = out_.add(Op::Reshape, {plain(v)}, {{"shape", Shape{s[0], s[1] / B_, B_, s[2], s[3]}}},
+    const int64_t cp = padded(s[1]);
+    ValueId x = plain(v);
+    if (cp != s[1]) {
+      ValueId z = out_.add_constant(g_.value(v).name + "/to_nchwc_zeros",
+                                    Tensor(DType::F32, {s[0], cp - s[1], s[2], s[3]}));
+      x = out_.add(Op::Concat, {x, z}, {{"axis", int64_t(1)}}, g_.value(v).name + "/to_nchwc_p");
+    }
+    ValueId r = out_.add(Op::Reshape, {x}, {{"shape", Shape{s[0], cp / B_, B_, s[2], s[3]}}},
                          g_.value(v).name + "/to_nchwc_r");
     blocked_[v] = out_.add(Op::Transpose, {r}, {{"perm", std::vector<int64_t>{0, 1, 3, 4, 2}}},
                            g_.value(v).name + "/to_nchwc");
     return blocked_[v];
   }
 
-  bool blockable(ValueId v) const {
-    const Value& val = g_.value(v);
-    return val.dtype == DType::F32 && val.shape.size() == 4 && val.shape[1] % B_ == 0 &&
-           !val.is_constant();
-  }
 
   // Copies n reading plain inputs; its output is plain.
   void copy(const Node& n) {
@@ -108,22 +137,32 @@ class Blocker {
         (b != kNoValue && !g_.value(b).is_constant()) || g_.value(x).dtype != DType::F32)
       return false;
     const int64_t group = n.i("group", 1), co = ws[0], ci = xs[1];
-    if (co % B_ != 0) return false;
+    if (!paddable(co)) return false;
     const bool depthwise = group > 1;
-    if (depthwise && !(group == ci && co == ci && ws[1] == 1 && ci % B_ == 0)) return false;
-    const ValueId xin = ci % B_ == 0 ? blocked(x) : plain(x);
+    if (depthwise && !(group == ci && co == ci && ws[1] == 1)) return false;
+    // The input: blocked when it is already, or when it needs no padding (a conversion of the
+    // producer's output), else read plain -- except depthwise, which reads it blocked.
+    ValueId xin = blocked_[x];
+    if (xin == kNoValue) xin = ci % B_ == 0 || depthwise ? blocked(x) : plain(x);
+    const bool x_blocked = shape_of(xin).size() == 5;
+    const int64_t cop = padded(co), cg = depthwise ? 1 : x_blocked ? padded(ci) : ci;
+    // W [Co, Cg, kh, kw] -> zero-padded to [Co', Cg', kh, kw] -> [Co'/B, Cg', kh, kw, B].
     const std::string base = g_.value(w).name;
-    ValueId wr = out_.add(Op::Reshape, {plain(w)}, {{"shape", Shape{co / B_, B_, ws[1], ws[2], ws[3]}}},
+    ValueId wp = pad_constant(pad_constant(plain(w), 0, cop, base + "/co"), 1, cg, base + "/ci");
+    ValueId wr = out_.add(Op::Reshape, {wp}, {{"shape", Shape{cop / B_, B_, cg, ws[2], ws[3]}}},
                           base + "/nchwc_r");
     ValueId wb = out_.add(Op::Transpose, {wr}, {{"perm", std::vector<int64_t>{0, 2, 3, 4, 1}}},
                           base + "/nchwc");
     std::vector<ValueId> ins = {xin, wb};
-    if (b != kNoValue)
-      ins.push_back(out_.add(Op::Reshape, {plain(b)}, {{"shape", Shape{co / B_, B_}}},
+    if (b != kNoValue) {
+      ValueId bp = pad_constant(plain(b), 0, cop, g_.value(b).name + "/co");
+      ins.push_back(out_.add(Op::Reshape, {bp}, {{"shape", Shape{cop / B_, B_}}},
                              g_.value(b).name + "/nchwc"));
+    }
     Attrs a;
     for (const char* k : {"strides", "dilations", "pads", "group"})
       if (n.has(k)) a[k] = n.attrs.at(k);
+    if (depthwise) a["group"] = cop;
     emit(n, Op::ConvNchwc, ins, a, true);
     return true;
   }
@@ -150,9 +189,27 @@ class Blocker {
     return true;
   }
 
+  // Ops that map zeros to zeros (and finite values to finite ones): the only ones allowed on
+  // padded values, with blocked inputs only (x + 3 would fill the padding with 3s).
+  static bool keeps_zeros(const Node& n) {
+    switch (n.op) {
+      case Op::Relu: case Op::Add: case Op::Sub: case Op::Mul: case Op::Max: case Op::Min:
+      case Op::Neg: case Op::Abs: case Op::LeakyRelu: case Op::HardSwish:
+        return true;
+      case Op::Clip:
+        return n.f("min", -std::numeric_limits<float>::infinity()) <= 0.f &&
+               n.f("max", std::numeric_limits<float>::infinity()) >= 0.f;
+      default:
+        return false;
+    }
+  }
+
   bool try_elemwise(const Node& n) {
     const Shape& os = shape(n.outputs[0]);
-    if (os.size() != 4 || os[1] % B_ != 0) return false;
+    if (os.size() != 4 || g_.value(n.outputs[0]).dtype != DType::F32 || !paddable(os[1]))
+      return false;
+    const bool pads = os[1] % B_ != 0;
+    if (pads && !keeps_zeros(n)) return false;
     bool any = false;
     std::vector<ValueId> ins;
     for (ValueId in : n.inputs) {
@@ -161,9 +218,9 @@ class Blocker {
         continue;
       }
       const Value& val = g_.value(in);
-      if (val.is_constant() && numel(val.shape) == 1) {
+      if (val.is_constant() && numel(val.shape) == 1 && !pads) {
         ins.push_back(plain(in));  // broadcasts against any rank
-      } else if (val.shape == os && blockable(in) && blocked_[in] != kNoValue) {
+      } else if (val.shape == os && blocked_[in] != kNoValue) {
         ins.push_back(blocked_[in]);
         any = true;
       } else {

@@ -19,6 +19,11 @@
 //   other convolutions, rows of    also as a matrix product along the width: vectorized var d0,
 //   at least a vector              the register block's rows are output channels, the width
 //                                  padded to the column block (MobileNet's pointwise layers)
+//   channel-blocked convolution    (ConvNchwc, [N, C/B, H, W, B]) MLAS's NCHWc kernel: vectorized
+//                                  var d0 (the block lane, one whole vector), row var d1 (width),
+//                                  a register block of channel blocks (d3) x pixels (x rows), the
+//                                  whole reduction inside it, nothing packed (input and weights
+//                                  are stored as the kernel reads them)
 //
 // Rows tasks (pools, softmax, layer norm, reductions, elementwise): the output's contiguous var
 // vectorized (a few vectors, or the whole row, per tile), enough outer loops parallel, the
@@ -58,6 +63,8 @@ struct Roles {
   bool depthwise = false;  // a convolution without a channel reduction (taps only)
   int v = 0;   // vectorized var
   int u = -1;  // row var (-1: none of extent > 1)
+  int cb = -1;  // channel-blocked convolution: the channel-block var, Target::a of it in the
+                // register block (the vectorized var then holds one vector)
 };
 
 double dist(int64_t got, double want) {
@@ -129,6 +136,8 @@ class Writer {
  private:
   int64_t block(int var) const {
     const int lanes = space_.stages[space_.anchor].lanes;
+    if (roles_.cb >= 0 && var == roles_.v) return lanes;
+    if (var == roles_.cb) return t_.a;
     if (var == roles_.v) return t_.scalar ? 1 : (int64_t)t_.a * lanes;
     if (var == roles_.u) return t_.r;
     if (roles_.conv && var == roles_.u + 1 && var != roles_.v) return t_.h;
@@ -410,6 +419,58 @@ std::vector<Target> columns_targets(int lanes) {
   return out;
 }
 
+// Channel-blocked convolution (ConvNchwc): the anchor's vars are (lane, width, height, channel
+// block, batch) and the stage is named after the op.
+bool is_nchwc(const SpaceStage& st) {
+  return st.name.find("convnchwc") != std::string::npos && st.extents.size() == 5;
+}
+
+Roles nchwc_roles(const SpaceStage& st) {
+  Roles r;
+  r.conv = true;
+  r.v = 0;
+  r.u = st.extents[1] > 1 ? 1 : -1;
+  r.cb = st.extents[3] > 1 ? 3 : -1;
+  r.depthwise = st.rextents.size() == 2;  // taps only (no input-channel dims)
+  return r;
+}
+
+// Register blocks of a channel blocks x r pixels (x h rows for depthwise, whose windows overlap
+// along the height too): a*r*h accumulators within the register file (32 zmm, 16 ymm) beside
+// the broadcast input values and the weight vectors; r = 7 and 14 divide every width of the
+// usual CNNs (112, 56, 28, 14, 7). The reduction whole inside the block (block lanes, taps,
+// input blocks), the lanes and pixels unrolled (or only the pixels).
+std::vector<Target> nchwc_targets(const Roles& roles, const SpaceStage& st) {
+  struct Block {
+    int a, r, h;
+  };
+  std::vector<Block> blocks;
+  if (roles.depthwise)
+    blocks = {{1, 7, 2}, {1, 14, 1}, {2, 7, 1}, {1, 8, 2}};
+  else if (st.lanes >= 16)
+    blocks = {{4, 6, 1}, {4, 7, 1}, {2, 12, 1}, {2, 14, 1}, {3, 8, 1}, {1, 14, 1}};
+  else
+    blocks = {{2, 6, 1}, {3, 4, 1}, {2, 7, 1}, {1, 12, 1}};
+  std::vector<Target> out;
+  for (const Block& b : blocks) {
+    Target t;
+    t.a = b.a;
+    t.r = b.r;
+    t.h = b.h;
+    t.level = 1;
+    t.panel = st.lanes;
+    t.rows = (int64_t)b.r * 8;
+    t.kchunk = int64_t{1} << 20;
+    t.pack_first = kPackNone;
+    t.pack_last = kPackNone;
+    t.unroll = 512;
+    out.push_back(t);
+    t.unroll = 32;
+    out.push_back(t);
+  }
+  return out;
+}
+
 // --- Rows tasks.
 struct RowsTarget {
   bool whole_row = false;   // the vectorized var's whole extent in one tile (else ~4 vectors)
@@ -506,8 +567,13 @@ std::vector<Program> expert_programs(const TaskSpace& space, const HardwareInfo&
     return out;
   }
   if (space.anchor < 0) return out;
-  const Roles roles = roles_of(space);
   const SpaceStage& st = space.stages[space.anchor];
+  if (is_nchwc(st)) {
+    const Roles roles = nchwc_roles(st);
+    for (const Target& t : nchwc_targets(roles, st)) add(Writer(space, hw, roles, t).write());
+    return out;
+  }
+  const Roles roles = roles_of(space);
   for (const Target& t : targets(roles, st)) add(Writer(space, hw, roles, t).write());
   if (roles.depthwise && st.extents[0] >= st.lanes)
     for (bool pad : {false, true})

@@ -220,6 +220,12 @@ TEST(CliErrors, BadDimFlag) {
   expect_error(run_tlm("run " + path + " --dim batch=0"), "at least 1");
 }
 
+TEST(CliErrors, BadLayoutFlag) {
+  for (const char* bad : {"nhwc", "nchw1c", "nchwxc", "nchw16", "nchw123c"})
+    expect_error(run_tlm(std::string("extract resnet18:image=32 --layout ") + bad),
+                 "--layout '" + std::string(bad) + "': expected nchw, nchwc, or nchw<B>c");
+}
+
 // --- success -----------------------------------------------------------------------------------
 
 TEST(CliRun, HelpAndZooList) {
@@ -249,6 +255,19 @@ TEST(CliRun, SmallZooModelPasses) {
   EXPECT_NE(r.output.find("verify: PASS"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("end-to-end:"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("arena"), std::string::npos) << r.output;
+}
+
+// Channel-blocked activations (--layout, docs/layout.md): the blocked model's convolutions are
+// ConvNchwc tasks, and the model still verifies against the reference interpreter (whose graph
+// outputs are NCHW, as the original's).
+TEST(CliRun, ChannelBlockedLayoutVerifies) {
+  Result r = run_tlm("run mobilenet_v2:image=32 --layout nchw8c --repeat 2 --threads 2");
+  EXPECT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("verify: PASS"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("depthwise_conv2d_nchwc"), std::string::npos) << r.output;
+  Result x = run_tlm("extract resnet18:image=32 --layout nchwc");
+  EXPECT_EQ(x.code, 0) << x.output;
+  EXPECT_NE(x.output.find("conv2d_nchwc"), std::string::npos) << x.output;
 }
 
 TEST(CliRun, AloneTimesEveryTaskBesideItsInModelTime) {

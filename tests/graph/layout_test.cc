@@ -31,7 +31,9 @@ ValueId conv(Graph& g, ValueId x, int64_t co, int64_t ci_g, int64_t k, int64_t s
 }
 
 // stem conv (3 input channels) + relu, max pool, a residual block, a depthwise conv with
-// stride 2, a conv to 12 channels (not a multiple of 8), global average pool.
+// stride 2, a conv to 12 channels (not a multiple of 8: padded to 16 by block 8, left plain by
+// block 16), its relu into a 1x1 conv back to 16 channels and a global average pool, and its
+// sigmoid (which does not keep the padding's zeros) as an output.
 Graph small_cnn() {
   Graph g;
   ValueId x = g.add_input("x", DType::F32, {1, 3, 20, 20});
@@ -45,8 +47,10 @@ Graph small_cnn() {
   ValueId r = g.add(Op::Relu, {g.add(Op::Add, {conv(g, p, 16, 16, 3, 1, 1, 20), p})});
   ValueId d = g.add(Op::Relu, {conv(g, r, 16, 1, 3, 2, 16, 30)});
   ValueId e = conv(g, d, 12, 16, 1, 1, 1, 40);
+  ValueId f = conv(g, g.add(Op::Relu, {e}), 16, 12, 1, 1, 1, 50);
   g.mark_output(r);
-  g.mark_output(g.add(Op::GlobalAveragePool, {e}));
+  g.mark_output(g.add(Op::GlobalAveragePool, {f}));
+  g.mark_output(g.add(Op::Sigmoid, {e}));
   return g;
 }
 
@@ -64,22 +68,24 @@ TEST(BlockChannels, SameFunctionAndTheExpectedRewrites) {
       EXPECT_LE(max_rel_violation(got[k], want[k], 1e-5, 1e-5), 1.0) << "output " << k;
       EXPECT_EQ(b.value(b.outputs[k]).name, g.value(g.outputs[k]).name);
     }
-    // 16 channels: every conv but the one to 12 channels is blocked when the block divides 16
-    // (4, 8, 16); the 12-channel conv is blocked only by 4.
-    EXPECT_EQ(count_op(b, Op::ConvNchwc), block == 4 ? 4 : 3);
-    EXPECT_EQ(count_op(b, Op::Conv), block == 4 ? 0 : 1);
+    // Every conv is blocked, except the one to 12 channels by 16 (12 < 16: padding would waste
+    // more than half); the 1x1 conv after it then reads its plain input.
+    EXPECT_EQ(count_op(b, Op::ConvNchwc), block == 16 ? 4 : 5);
+    EXPECT_EQ(count_op(b, Op::Conv), block == 16 ? 1 : 0);
+    EXPECT_EQ(count_op(b, Op::Slice), block == 8 ? 1 : 0);  // the padding dropped for the sigmoid
     // The stem reads the plain input; the max pool runs over the blocked value.
     for (const Node& n : b.nodes) {
       if (n.op == Op::MaxPool) EXPECT_EQ(b.value(n.inputs[0]).shape.size(), 5u);
       if (n.op == Op::ConvNchwc && b.value(n.inputs[0]).shape == Shape{1, 3, 20, 20})
         EXPECT_EQ(b.value(n.outputs[0]).shape, (Shape{1, 16 / block, 10, 10, block}));
     }
-    // Conversions back to NCHW only where a consumer needs it: the graph output r, and (blocks 8
-    // and 16) the input of the 12-channel conv; never back to blocked.
+    // Conversions back to NCHW only where a consumer needs it: the graph output r, the global
+    // average pool's input, and the sigmoid's (blocks 4, 8) or the plain 12-channel conv's
+    // (block 16); never back to blocked.
     int to_plain = 0, to_blocked = 0;
     for (const Node& n : b.nodes)
       if (n.op == Op::Transpose) (b.value(n.inputs[0]).shape.size() == 5 ? to_plain : to_blocked)++;
-    EXPECT_EQ(to_plain, 2);
+    EXPECT_EQ(to_plain, 3);
     EXPECT_EQ(to_blocked, 0);
   }
 }

@@ -241,8 +241,8 @@ namespace tlm {
 namespace {
 
 // Channel-blocked activations (graph/passes.h block_channels) change the graph, not the function:
-// every small CNN of the zoo, blocked by 8 and by 16, interprets to the original outputs and
-// counts the same convolution FLOPs.
+// every small CNN of the zoo, blocked by 8 and by 16, interprets to the original outputs; its
+// convolutions count the same FLOPs, plus those of padded channels (a few percent).
 TEST(Zoo, ChannelBlockedGraphsComputeTheSameFunction) {
   for (const char* name : {"resnet18", "resnet50", "mobilenet_v2", "mobilenet_v3_small",
                            "densenet121", "googlenet", "vgg16"}) {
@@ -263,7 +263,8 @@ TEST(Zoo, ChannelBlockedGraphsComputeTheSameFunction) {
         if (n.op == Op::Conv || n.op == Op::ConvNchwc) bflops += node_flops(b, n);
       }
       EXPECT_GT(blocked, 0);
-      EXPECT_NEAR(bflops, flops, 1e-9 * flops);
+      EXPECT_GE(bflops, flops * (1 - 1e-9));
+      EXPECT_LE(bflops, 1.25 * flops);
       std::vector<Tensor> got = interpret(b, in);
       ASSERT_EQ(got.size(), want.size());
       for (size_t k = 0; k < got.size(); k++)
