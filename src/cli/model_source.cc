@@ -27,21 +27,6 @@ bool ends_with(const std::string& s, const std::string& suffix) {
          s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-// The channel block of --layout (0: plain NCHW).
-int layout_block(const std::string& layout) {
-  if (layout == "nchw") return 0;
-  if (layout == "nchwc") return detect_hardware().vector_bits / 32;
-  const std::string digits = layout.size() > 5 ? layout.substr(4, layout.size() - 5) : "";
-  if (layout.rfind("nchw", 0) == 0 && layout.back() == 'c' && !digits.empty() &&
-      digits.size() <= 2 && digits.find_first_not_of("0123456789") == std::string::npos) {
-    const int b = std::stoi(digits);
-    if (b >= 2) return b;
-  }
-  TLM_USER_ERROR() << "--layout '" << layout
-                   << "': expected nchw, nchwc, or nchw<B>c with B >= 2 (e.g. nchw16c)";
-  return 0;
-}
-
 }  // namespace
 
 std::map<std::string, int64_t> parse_dims(const std::vector<std::string>& flags) {
@@ -64,13 +49,24 @@ std::map<std::string, int64_t> parse_dims(const std::vector<std::string>& flags)
 
 Graph load_model(const std::string& text, const std::map<std::string, int64_t>& dims,
                  uint64_t seed, const std::string& layout) {
-  const int block = layout_block(layout);
+  // A zoo spec may carry its layout ("resnet50:image=160@nchw16c", as the workload lists write
+  // it), unless --layout says otherwise.
+  std::string spec = text, lay = layout;
+  const size_t at = text.find('@');
+  if (at != std::string::npos && is_zoo_name(text.substr(0, at))) {
+    spec = text.substr(0, at);
+    TLM_USER_CHECK(layout == "nchw" || layout == text.substr(at + 1))
+        << "'" << text << "' names layout " << text.substr(at + 1) << " but --layout says "
+        << layout;
+    lay = text.substr(at + 1);
+  }
+  const int block = layout_block(lay, detect_hardware().vector_bits / 32);
   Graph g;
-  if (is_zoo_name(text)) {
+  if (is_zoo_name(spec)) {
     TLM_USER_CHECK(dims.empty())
         << "--dim applies to .onnx files; give zoo model parameters in the spec, e.g. "
            "resnet50:batch=2,image=160 (see `tlm zoo`)";
-    g = build_zoo_model(text, seed);
+    g = build_zoo_model(spec, seed);
   } else if (is_regular_file(text) || ends_with(text, ".onnx") ||
              text.find('/') != std::string::npos) {
     ImportOptions opts;

@@ -240,6 +240,20 @@ class Blocker {
 
 }  // namespace
 
+int layout_block(const std::string& layout, int lanes) {
+  if (layout == "nchw") return 0;
+  if (layout == "nchwc") return lanes;
+  const std::string digits = layout.size() > 5 ? layout.substr(4, layout.size() - 5) : "";
+  if (layout.rfind("nchw", 0) == 0 && layout.back() == 'c' && !digits.empty() &&
+      digits.size() <= 2 && digits.find_first_not_of("0123456789") == std::string::npos) {
+    const int b = std::stoi(digits);
+    if (b >= 2) return b;
+  }
+  TLM_USER_ERROR() << "layout '" << layout
+                   << "': expected nchw, nchwc, or nchw<B>c with B >= 2 (e.g. nchw16c)";
+  return 0;
+}
+
 void block_channels(Graph& g, int block) {
   TLM_CHECK(block >= 2) << "block_channels: block " << block;
   g = Blocker(g, block).run();

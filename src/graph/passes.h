@@ -1,6 +1,8 @@
 // Graph-to-graph passes, free functions applied in a fixed order by prepare_graph().
 #pragma once
 
+#include <string>
+
 #include "graph/graph.h"
 
 namespace tlm {
@@ -20,6 +22,10 @@ void fold_constants(Graph& g);
 // (Reshape + Transpose) only where a consumer needs the other one. Graph outputs stay NCHW, with
 // their names: the graph computes the same function.
 void block_channels(Graph& g, int block);
+
+// The block of a layout name: "nchw" -> 0 (none), "nchwc" -> `lanes` (the machine's vector lanes),
+// "nchw<B>c" -> B (2 <= B <= 99). UserError naming the text otherwise.
+int layout_block(const std::string& layout, int lanes);
 
 // The standard pipeline run on every imported or built model before partitioning:
 // fold_batchnorm, fold_constants, remove_dead; then checks that every graph output is

@@ -188,7 +188,8 @@ void extract_tasks(SampleRun& run) {
       }
       if (!seen_keys.insert(s.key).second) continue;
       row.new_tasks++;
-      for (const HardwareInfo& hw : run.hws) {  // every task once per machine
+      for (const HardwareInfo& hw : run.hws) {  // every task once per machine it is written for
+        if (!workload_fits(all[i], hw.vector_bits / 32)) continue;
         run.tasks.push_back(std::make_unique<TaskEntry>());
         run.tasks.back()->sub = s;
         run.tasks.back()->hw = hw;

@@ -16,17 +16,35 @@ namespace tlm {
 namespace {
 
 void add_variants(std::vector<std::string>* out, const std::string& model, const std::string& key,
-                  const std::vector<int>& values, const std::string& extra = "") {
+                  const std::vector<int>& values, const std::string& extra = "",
+                  const std::string& layout = "") {
   for (int v : values)
     out->push_back(model + ":" + key + "=" + std::to_string(v) +
-                   (extra.empty() ? "" : "," + extra));
+                   (extra.empty() ? "" : "," + extra) + (layout.empty() ? "" : "@" + layout));
+}
+
+// The two machine kinds seen so far: AVX-512 (16 lanes) and AVX2 (8).
+const char* const kBlockedLayouts[] = {"nchw16c", "nchw8c"};
+
+// "SPEC@LAYOUT" -> (SPEC, LAYOUT); LAYOUT is "" without a suffix.
+std::pair<std::string, std::string> split_layout(const std::string& spec) {
+  const size_t at = spec.find('@');
+  if (at == std::string::npos) return {spec, ""};
+  return {spec.substr(0, at), spec.substr(at + 1)};
 }
 
 }  // namespace
 
 std::vector<std::string> heldout_workloads() {
-  return {"resnet50:image=224", "mobilenet_v2:image=224", "bert-base:seq=128", "gpt2:seq=128",
-          "r3d_18:frames=16,image=112"};
+  std::vector<std::string> w = {"resnet50:image=224", "mobilenet_v2:image=224", "bert-base:seq=128",
+                                "gpt2:seq=128", "r3d_18:frames=16,image=112"};
+  // The convolution models also on channel-blocked activations (--layout nchwc), for both
+  // machine kinds: their blocked tasks are held out too.
+  for (const char* layout : kBlockedLayouts) {
+    w.push_back(std::string("resnet50:image=224@") + layout);
+    w.push_back(std::string("mobilenet_v2:image=224@") + layout);
+  }
+  return w;
 }
 
 std::vector<std::string> training_workloads() {
@@ -54,6 +72,15 @@ std::vector<std::string> training_workloads() {
   add_variants(&w, "llama_layer", "seq", {32, 128});
   // Generative.
   add_variants(&w, "dcgan", "image", {32, 64, 128});
+  // Vision classifiers on channel-blocked activations (docs/layout.md), per machine kind.
+  for (const char* layout : kBlockedLayouts) {
+    add_variants(&w, "resnet18", "image", {160, 224}, "", layout);
+    add_variants(&w, "resnet50", "image", {128, 192}, "", layout);
+    add_variants(&w, "mobilenet_v2", "image", {160, 192}, "", layout);
+    add_variants(&w, "mobilenet_v2", "width", {75}, "image=224", layout);
+    add_variants(&w, "mobilenet_v3_large", "image", {224}, "", layout);
+    add_variants(&w, "googlenet", "image", {224}, "", layout);
+  }
   return w;
 }
 
@@ -78,7 +105,25 @@ constexpr int64_t kExtractLayers = 3;
 
 }  // namespace
 
-std::string canonical_workload(const std::string& spec) { return spec_text(parse_zoo_spec(spec)); }
+std::string canonical_workload(const std::string& spec) {
+  auto [zoo, layout] = split_layout(spec);
+  std::string c = spec_text(parse_zoo_spec(zoo));
+  if (spec.find('@') == std::string::npos) return c;
+  // The block must be explicit: a workload's tasks may not depend on the machine at hand.
+  TLM_USER_CHECK(layout != "nchwc" && layout_block(layout, 0) > 0)
+      << "workload '" << spec << "': the layout suffix must name its block, e.g. @nchw16c";
+  return c + "@" + layout;
+}
+
+int workload_block(const std::string& spec) {
+  const std::string layout = split_layout(spec).second;
+  return layout.empty() ? 0 : layout_block(layout, 0);
+}
+
+bool workload_fits(const std::string& spec, int lanes) {
+  const int b = workload_block(spec);
+  return b == 0 || b == lanes;
+}
 
 std::vector<std::string> expand_workloads(const std::vector<std::string>& names) {
   std::vector<std::string> out, canon;
@@ -94,9 +139,9 @@ std::vector<std::string> expand_workloads(const std::vector<std::string>& names)
     } else if (n == "heldout") {
       for (const std::string& s : heldout_workloads()) add(s);
     } else {
-      TLM_USER_CHECK(is_zoo_name(n))
-          << "workload '" << n << "' is neither a zoo spec (see `tlm zoo`) nor one of the sets "
-          << "'train' and 'heldout'";
+      TLM_USER_CHECK(is_zoo_name(split_layout(n).first))
+          << "workload '" << n << "' is neither a zoo spec (see `tlm zoo`, optionally with a "
+          << "layout suffix such as @nchw16c) nor one of the sets 'train' and 'heldout'";
       add(n);  // parses the spec: bad parameters fail now, before any slow work
     }
   }
@@ -115,11 +160,13 @@ std::vector<Subgraph> workload_tasks(const std::string& spec) {
     auto it = cache.find(key);
     if (it != cache.end()) return it->second;
   }
-  ZooSpec z = parse_zoo_spec(spec);
+  const int block = workload_block(key);
+  ZooSpec z = parse_zoo_spec(split_layout(spec).first);
   auto layers = z.params.find("layers");
   if (layers != z.params.end()) layers->second = std::min(layers->second, kExtractLayers);
   Graph g = build_zoo_model(spec_text(z), 0);
   prepare_graph(g);
+  if (block > 0) block_channels(g, block);
   Partition p = partition_graph(g);
   std::vector<Subgraph> out;
   for (Task& t : p.tasks) out.push_back(std::move(t.sub));

@@ -7,6 +7,10 @@
 //   expand_workloads(xs)   "train" / "heldout" / zoo specs -> zoo specs
 //   canonical_workload(s)  the spec with every parameter spelled out (identity of a workload)
 //   workload_tasks(spec)   build the zoo model, prepare, partition: its unique tasks
+//
+// A spec may end in "@nchw<B>c": the model's convolutions on channel-blocked activations
+// (graph/passes.h block_channels, docs/layout.md). Such a workload's tasks are written for
+// machines with B vector lanes (workload_fits): the sampler pairs them with those only.
 #pragma once
 
 #include <string>
@@ -22,6 +26,12 @@ std::vector<std::string> heldout_workloads();
 // A zoo spec with every parameter written out, sorted: "resnet50" and "resnet50:image=224" both
 // give "resnet50:batch=1,classes=1000,image=224". UserError for a bad spec.
 std::string canonical_workload(const std::string& spec);
+
+// The channel block of a spec ("...@nchw16c" -> 16), 0 without a layout suffix.
+int workload_block(const std::string& spec);
+// True when a machine with `lanes` vector lanes runs the workload's tasks as written: no block,
+// or a block of `lanes`.
+bool workload_fits(const std::string& spec, int lanes);
 
 // Replaces the set names "train" and "heldout" by their specs; other entries must be zoo specs
 // (UserError otherwise). Specs of the same workload are kept once, first spelling first.

@@ -148,6 +148,7 @@ std::vector<std::unique_ptr<HeldoutTask>> heldout_tasks(const std::vector<std::s
         auto t = std::make_unique<HeldoutTask>();
         t->sub = sub;
         t->hw = parse_hardware_key(key);
+        if (!workload_fits(spec, t->hw.vector_bits / 32)) continue;
         try {
           t->lowered = lower_subgraph(sub);
           t->space = build_space(t->lowered, t->hw);

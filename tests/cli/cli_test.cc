@@ -223,7 +223,7 @@ TEST(CliErrors, BadDimFlag) {
 TEST(CliErrors, BadLayoutFlag) {
   for (const char* bad : {"nhwc", "nchw1c", "nchwxc", "nchw16", "nchw123c"})
     expect_error(run_tlm(std::string("extract resnet18:image=32 --layout ") + bad),
-                 "--layout '" + std::string(bad) + "': expected nchw, nchwc, or nchw<B>c");
+                 "layout '" + std::string(bad) + "': expected nchw, nchwc, or nchw<B>c");
 }
 
 // --- success -----------------------------------------------------------------------------------
@@ -268,6 +268,12 @@ TEST(CliRun, ChannelBlockedLayoutVerifies) {
   Result x = run_tlm("extract resnet18:image=32 --layout nchwc");
   EXPECT_EQ(x.code, 0) << x.output;
   EXPECT_NE(x.output.find("conv2d_nchwc"), std::string::npos) << x.output;
+  // The workload lists' spelling: the layout as a suffix of the zoo spec.
+  Result s = run_tlm("extract resnet18:image=32@nchw8c");
+  EXPECT_EQ(s.code, 0) << s.output;
+  EXPECT_NE(s.output.find("[1,8,16,16,8]"), std::string::npos) << s.output;
+  expect_error(run_tlm("extract resnet18:image=32@nchw8c --layout nchw16c"),
+               "names layout nchw8c but --layout says nchw16c");
 }
 
 TEST(CliRun, AloneTimesEveryTaskBesideItsInModelTime) {
