@@ -6,8 +6,11 @@ inside one process; two whole-model times taken minutes apart make no ratio. Her
 the AOT artifact of `tlm compile MODEL --records FILE` (the best recorded program of every task,
 verified against the reference interpreter by `tlm compile` itself), built as a shared library
 and called through ctypes, beside an ORT InferenceSession on the same ONNX file. The script
-alternates blocks of --block calls (ORT, tlm, ORT, tlm, ...; the first --drop calls of each block
-are not counted: they pay the other runtime's threads going to sleep), --blocks blocks per side,
+alternates blocks of --block calls (ORT, tlm, ORT, tlm, ...), --blocks blocks per side, each
+block after a --settle pause (default 50 ms) and with its first --drop calls uncounted: ORT's
+intra-op workers keep spinning after a run, and on an AMD Zen 5 VM that stole a core from the
+next tlm block for its whole length (MobileNet-V2, 2 threads: tlm 2.90 ms without the pause,
+1.58 with it, 1.80 alone in its own process; ORT 1.88 either way),
 and reports the median of each block, the ratio of each tlm block to the mean of the ORT blocks
 around it, and the median of those ratios. A variant is NAME=RECORDS (several artifacts in the
 same turns, e.g. before/after a change).
@@ -111,6 +114,9 @@ def main():
     ap.add_argument("--blocks", type=int, default=15, help="blocks per side")
     ap.add_argument("--block", type=int, default=12, help="calls per block")
     ap.add_argument("--drop", type=int, default=2, help="uncounted first calls of a block")
+    ap.add_argument("--settle", type=float, default=0.05,
+                    help="seconds to sleep before each block, so that the other runtime's "
+                         "worker threads stop spinning first")
     ap.add_argument("--tlm", default="build/tlm")
     ap.add_argument("--out", required=True, help="directory: artifacts and the CSV")
     ap.add_argument("onnx")
@@ -141,6 +147,7 @@ def main():
     times = {name: [] for name, _ in runners}
     for b in range(a.blocks):
         for name, f in runners:
+            time.sleep(a.settle)
             times[name].append(block(f, a.block, a.drop))
         print(f"block {b + 1}/{a.blocks}: " + ", ".join(
             f"{n} {times[n][-1]:.2f} ms" for n, _ in runners), flush=True)
