@@ -82,28 +82,47 @@ void require_f32(Ctx& c, const Node& n) {
     if (in != kNoValue && c.g.value(in).dtype != DType::F32) bad_node(n, "inputs must be float32");
 }
 
-// acc + bias[m] over the output, m = ONNX dim 1.
-void bind_with_channel_bias(Ctx& c, const Node& n, const PureFunc& acc, ValueId bias) {
+// acc + bias[idx[d0], idx[d1], ...] over the output, the bias indexed by the output's ONNX dims
+// `dims` (the channel dim 1; the channel block and lane (1, 4) of a blocked output).
+void bind_with_channel_bias(Ctx& c, const Node& n, const PureFunc& acc, ValueId bias,
+                            const std::vector<int>& dims = {1}) {
   if (bias == kNoValue) {
     bind(c, n, acc);
     return;
   }
-  if (shape_of(c, bias) != Shape{acc.shape[1]}) bad_node(n, "bias must have shape [M]");
+  Shape want;
+  for (int d : dims) want.push_back(acc.shape[d]);
+  if (shape_of(c, bias) != want) bad_node(n, "bias must have shape " + shape_str(want));
   PureFunc b = new_func(c, n, "bias", acc.shape);
-  b.f(b.vars) = acc.f(acc.vars) + read(c, bias, {b.idx[1]});
+  Index bi;
+  for (int d : dims) bi.push_back(b.idx[d]);
+  b.f(b.vars) = acc.f(acc.vars) + read(c, bias, bi);
   add_stage(c, b, n, StageRole::Pure);
   bind(c, n, b);
+}
+
+// The operands of a convolution-like node (float32 checked): X, W, the optional bias, shapes.
+struct ConvOperands {
+  ValueId x, w, bias;
+  Shape xs, ws, os;
+};
+
+ConvOperands conv_operands(Ctx& c, const Node& n) {
+  require_f32(c, n);
+  ConvOperands o;
+  o.x = n.inputs.at(0);
+  o.w = n.inputs.at(1);
+  o.bias = n.inputs.size() > 2 ? n.inputs[2] : kNoValue;
+  o.xs = shape_of(c, o.x);
+  o.ws = shape_of(c, o.w);
+  o.os = shape_of(c, n.outputs[0]);
+  return o;
 }
 
 }  // namespace
 
 void lower_Conv(Ctx& c, const Node& n) {
-  require_f32(c, n);
-  ValueId x = n.inputs.at(0), w = n.inputs.at(1);
-  ValueId bias = n.inputs.size() > 2 ? n.inputs[2] : kNoValue;
-  const Shape& xs = shape_of(c, x);
-  const Shape& ws = shape_of(c, w);
-  const Shape& os = shape_of(c, n.outputs[0]);
+  const auto [x, w, bias, xs, ws, os] = conv_operands(c, n);
   require_rank(n, xs, 3, 5, "input");
   if (ws.size() != xs.size() || os.size() != xs.size()) bad_node(n, "W/output rank mismatch");
   int64_t group = n.i("group", 1);
@@ -133,12 +152,7 @@ void lower_Conv(Ctx& c, const Node& n) {
 }
 
 void lower_ConvNchwc(Ctx& c, const Node& n) {
-  require_f32(c, n);
-  ValueId x = n.inputs.at(0), w = n.inputs.at(1);
-  ValueId bias = n.inputs.size() > 2 ? n.inputs[2] : kNoValue;
-  const Shape& xs = shape_of(c, x);
-  const Shape& ws = shape_of(c, w);
-  const Shape& os = shape_of(c, n.outputs[0]);
+  const auto [x, w, bias, xs, ws, os] = conv_operands(c, n);
   require_rank(n, xs, 4, 5, "input");
   require_rank(n, ws, 5, 5, "W");
   const bool blocked = xs.size() == 5;
@@ -179,24 +193,11 @@ void lower_ConvNchwc(Ctx& c, const Node& n) {
   acc.f(acc.vars) = 0.f;
   acc.f(acc.vars) += xr(xi) * read(c, w, wi);
   add_stage(c, acc, n, StageRole::Anchor, &red);
-  if (bias == kNoValue) {
-    bind(c, n, acc);
-    return;
-  }
-  if (shape_of(c, bias) != Shape{ws[0], B}) bad_node(n, "bias must have shape [Co/B, B]");
-  PureFunc b = new_func(c, n, "bias", acc.shape);
-  b.f(b.vars) = acc.f(acc.vars) + read(c, bias, {b.idx[1], b.idx[4]});
-  add_stage(c, b, n, StageRole::Pure);
-  bind(c, n, b);
+  bind_with_channel_bias(c, n, acc, bias, {1, 4});
 }
 
 void lower_ConvTranspose(Ctx& c, const Node& n) {
-  require_f32(c, n);
-  ValueId x = n.inputs.at(0), w = n.inputs.at(1);
-  ValueId bias = n.inputs.size() > 2 ? n.inputs[2] : kNoValue;
-  const Shape& xs = shape_of(c, x);
-  const Shape& ws = shape_of(c, w);
-  const Shape& os = shape_of(c, n.outputs[0]);
+  const auto [x, w, bias, xs, ws, os] = conv_operands(c, n);
   require_rank(n, xs, 3, 5, "input");
   if (ws.size() != xs.size() || os.size() != xs.size()) bad_node(n, "W/output rank mismatch");
   int64_t group = n.i("group", 1);
