@@ -16,6 +16,19 @@ workloads=${WORKLOADS:-$train}
 for w in $workloads; do
   echo "$train" | grep -qxF "$w" || { echo "error: $w is not a training workload (tlm zoo --list train)"; exit 1; }
 done
+# Workloads on channel-blocked activations (SPEC@nchw<B>c) are written for machines with B vector
+# lanes: measure only those of this machine (16 with AVX-512, 8 otherwise).
+lanes=8
+grep -qw avx512f /proc/cpuinfo && lanes=16
+kept=""
+for w in $workloads; do
+  case $w in
+    *@nchw${lanes}c) kept="$kept $w" ;;
+    *@*) ;;
+    *) kept="$kept $w" ;;
+  esac
+done
+workloads=$kept
 n=$(echo $workloads | wc -w)
 i=0
 for w in $workloads; do
