@@ -25,6 +25,7 @@ namespace {
 
 using testing::Result;
 using testing::run_tlm;
+using testing::expect_output;
 
 // A fresh directory per test binary run for model and tensor files.
 const std::string& temp_dir() {
@@ -250,28 +251,19 @@ TEST(CliRun, HelpAndZooList) {
 }
 
 TEST(CliRun, SmallZooModelPasses) {
-  Result r = run_tlm("run resnet18:image=32 --repeat 2 --threads 2");
-  EXPECT_EQ(r.code, 0) << r.output;
-  EXPECT_NE(r.output.find("verify: PASS"), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("end-to-end:"), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("arena"), std::string::npos) << r.output;
+  expect_output(run_tlm("run resnet18:image=32 --repeat 2 --threads 2"), 0,
+                {"verify: PASS", "end-to-end:", "arena"});
 }
 
 // Channel-blocked activations (--layout, docs/layout.md): the blocked model's convolutions are
 // ConvNchwc tasks, and the model still verifies against the reference interpreter (whose graph
 // outputs are NCHW, as the original's).
 TEST(CliRun, ChannelBlockedLayoutVerifies) {
-  Result r = run_tlm("run mobilenet_v2:image=32 --layout nchw8c --repeat 2 --threads 2");
-  EXPECT_EQ(r.code, 0) << r.output;
-  EXPECT_NE(r.output.find("verify: PASS"), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("depthwise_conv2d_nchwc"), std::string::npos) << r.output;
-  Result x = run_tlm("extract resnet18:image=32 --layout nchwc");
-  EXPECT_EQ(x.code, 0) << x.output;
-  EXPECT_NE(x.output.find("conv2d_nchwc"), std::string::npos) << x.output;
+  expect_output(run_tlm("run mobilenet_v2:image=32 --layout nchw8c --repeat 2 --threads 2"), 0,
+                {"verify: PASS", "depthwise_conv2d_nchwc"});
+  expect_output(run_tlm("extract resnet18:image=32 --layout nchwc"), 0, {"conv2d_nchwc"});
   // The workload lists' spelling: the layout as a suffix of the zoo spec.
-  Result s = run_tlm("extract resnet18:image=32@nchw8c");
-  EXPECT_EQ(s.code, 0) << s.output;
-  EXPECT_NE(s.output.find("[1,8,16,16,8]"), std::string::npos) << s.output;
+  expect_output(run_tlm("extract resnet18:image=32@nchw8c"), 0, {"[1,8,16,16,8]"});
   expect_error(run_tlm("extract resnet18:image=32@nchw8c --layout nchw16c"),
                "names layout nchw8c but --layout says nchw16c");
 }

@@ -4,7 +4,10 @@
 
 #include <sys/wait.h>
 
+#include <gtest/gtest.h>
+
 #include <cstdio>
+#include <initializer_list>
 #include <string>
 
 namespace tlm::testing {
@@ -25,6 +28,13 @@ inline Result run_tlm(const std::string& args) {
   int status = pclose(f);
   if (WIFEXITED(status)) r.code = WEXITSTATUS(status);
   return r;
+}
+
+// The command exited with `code` and printed each of `want`.
+inline void expect_output(const Result& r, int code, std::initializer_list<std::string> want) {
+  EXPECT_EQ(r.code, code) << r.output;
+  for (const std::string& w : want)
+    EXPECT_NE(r.output.find(w), std::string::npos) << "'" << w << "' not in:\n" << r.output;
 }
 
 }  // namespace tlm::testing
