@@ -648,7 +648,11 @@ TEST(OnnxNodeReport, AllCases) {
   // Every operator tlm supports has a family row, so its floor is checked.
   std::set<std::string> rows;
   for (const Family& f : kFamilies) rows.insert(f.op);
-  for (int i = 0; i < kOpCount; i++) EXPECT_TRUE(rows.count(op_name((Op)i))) << op_name((Op)i);
+  // ... except the ops tlm's own passes make, which no ONNX file contains and the importer
+  // refuses (ConvNchwc: graph/passes.h block_channels).
+  const std::set<std::string> internal = {"ConvNchwc"};
+  for (int i = 0; i < kOpCount; i++)
+    EXPECT_TRUE(rows.count(op_name((Op)i)) || internal.count(op_name((Op)i))) << op_name((Op)i);
   for (const auto& op : kImporterResolved) EXPECT_TRUE(rows.count(op)) << op;
   // Every known-unsupported entry names an existing case (a renamed case must not linger).
   std::set<std::string> ids;
