@@ -10,6 +10,7 @@
 #include "frontend/tensor_proto.h"
 #include "graph/passes.h"
 #include "hardware/hardware.h"
+#include "language/workloads.h"
 #include "runtime/executor.h"
 #include "runtime/random_inputs.h"
 #include "zoo/zoo.h"
@@ -52,15 +53,15 @@ Graph load_model(const std::string& text, const std::map<std::string, int64_t>& 
   // A zoo spec may carry its layout ("resnet50:image=160@nchw16c", as the workload lists write
   // it), unless --layout says otherwise.
   std::string spec = text, lay = layout;
-  const size_t at = text.find('@');
-  if (at != std::string::npos && is_zoo_name(text.substr(0, at))) {
-    spec = text.substr(0, at);
-    TLM_USER_CHECK(layout == "nchw" || layout == text.substr(at + 1))
-        << "'" << text << "' names layout " << text.substr(at + 1) << " but --layout says "
-        << layout;
-    lay = text.substr(at + 1);
+  auto [zoo, suffix] = split_layout(text);
+  if (!suffix.empty() && is_zoo_name(zoo)) {
+    TLM_USER_CHECK(layout == "nchw" || layout == suffix)
+        << "'" << text << "' names layout " << suffix << " but --layout says " << layout;
+    spec = zoo;
+    lay = suffix;
   }
-  const int block = layout_block(lay, detect_hardware().vector_bits / 32);
+  // The machine's lanes matter only to "nchwc" (no hardware probe for the other layouts).
+  const int block = layout_block(lay, lay == "nchwc" ? detect_hardware().vector_bits / 32 : 0);
   Graph g;
   if (is_zoo_name(spec)) {
     TLM_USER_CHECK(dims.empty())

@@ -286,44 +286,44 @@ Tensor eval_Conv(const EvalCtx& c) {
   return out;
 }
 
+namespace {
+
+// Between a blocked layout [groups][n][B] (the lane innermost) and its plain form
+// [groups][B][n]: `to_plain` reads the first and writes the second, else the reverse.
+void swap_lanes(const float* src, float* dst, int64_t groups, int64_t n, int64_t B, bool to_plain) {
+  for (int64_t g = 0; g < groups; g++)
+    for (int64_t p = 0; p < n; p++)
+      for (int64_t l = 0; l < B; l++) {
+        const int64_t blocked = (g * n + p) * B + l, plain = (g * B + l) * n + p;
+        dst[to_plain ? plain : blocked] = src[to_plain ? blocked : plain];
+      }
+}
+
+}  // namespace
+
 // ConvNchwc (graph/shape_infer.cc): the plain Conv on unblocked operands, its output blocked.
 Tensor eval_ConvNchwc(const EvalCtx& c) {
   const Shape &xs = c.in[0]->shape(), &ws = c.in[1]->shape();
-  const int64_t B = ws[4], cob = ws[0], cg = ws[1], taps = ws[2] * ws[3];
+  const int64_t B = ws[4], cob = ws[0];
   // W [Co/B, Cg, kh, kw, B] -> [Co, Cg, kh, kw].
-  Tensor w(DType::F32, {cob * B, cg, ws[2], ws[3]});
-  const float* wb = c.in[1]->data<float>();
-  float* wp = w.data<float>();
-  for (int64_t o = 0; o < cob * B; o++)
-    for (int64_t i = 0; i < cg * taps; i++) wp[o * cg * taps + i] = wb[((o / B) * cg * taps + i) * B + o % B];
+  Tensor w(DType::F32, {cob * B, ws[1], ws[2], ws[3]});
+  swap_lanes(c.in[1]->data<float>(), w.data<float>(), cob, ws[1] * ws[2] * ws[3], B, true);
   // X [N, C/B, H, W, B] -> [N, C, H, W] (a plain X is used as it is).
   Tensor x;
   if (xs.size() == 5) {
-    const int64_t hw = xs[2] * xs[3];
     x = Tensor(DType::F32, {xs[0], xs[1] * B, xs[2], xs[3]});
-    const float* xb = c.in[0]->data<float>();
-    float* xp = x.data<float>();
-    for (int64_t n = 0; n < xs[0] * xs[1]; n++)
-      for (int64_t p = 0; p < hw; p++)
-        for (int64_t l = 0; l < B; l++) xp[(n * B + l) * hw + p] = xb[(n * hw + p) * B + l];
+    swap_lanes(c.in[0]->data<float>(), x.data<float>(), xs[0] * xs[1], xs[2] * xs[3], B, true);
   }
-  Tensor bias;
-  if (c.in.size() > 2 && c.in[2]) bias = Tensor::from<float>({cob * B}, std::vector<float>(
-      c.in[2]->data<float>(), c.in[2]->data<float>() + cob * B));
   Node conv = c.node;
   conv.op = Op::Conv;
   if (!conv.has("group")) conv.attrs["group"] = int64_t{1};
   std::vector<const Tensor*> ins = {xs.size() == 5 ? &x : c.in[0], &w};
-  if (!bias.empty_storage()) ins.push_back(&bias);
+  // The bias [Co/B, B] is already [Co] in memory (eval_Conv reads it by channel).
+  if (c.in.size() > 2 && c.in[2]) ins.push_back(c.in[2]);
   const Shape plain = {c.out_shape[0], cob * B, c.out_shape[2], c.out_shape[3]};
   Tensor y = eval_Conv(EvalCtx{conv, ins, DType::F32, plain});
   Tensor out(DType::F32, c.out_shape);
-  const int64_t hw = plain[2] * plain[3];
-  const float* yp = y.data<float>();
-  float* op = out.data<float>();
-  for (int64_t n = 0; n < plain[0] * cob; n++)
-    for (int64_t p = 0; p < hw; p++)
-      for (int64_t l = 0; l < B; l++) op[(n * hw + p) * B + l] = yp[(n * B + l) * hw + p];
+  swap_lanes(y.data<float>(), out.data<float>(), plain[0] * cob, plain[2] * plain[3], B, false);
   return out;
 }
 

@@ -60,8 +60,9 @@ class Blocker {
   // C channels can be blocked: a multiple of B, or padded to one wasting at most half of C.
   bool paddable(int64_t c) const { return c % B_ == 0 || (c >= B_ && 2 * padded(c) <= 3 * c); }
 
-  // t (constant) with dim `axis` zero-padded from its extent to `to` (folded at once).
-  ValueId pad_constant(ValueId t, int axis, int64_t to, const std::string& name) {
+  // t (a value of the new graph) with dim `axis` zero-padded from its extent to `to` (folded at
+  // once when t is a constant).
+  ValueId pad_zeros(ValueId t, int axis, int64_t to, const std::string& name) {
     Shape zs = out_.value(t).shape;
     if (zs[axis] == to) return t;
     zs[axis] = to - zs[axis];
@@ -100,12 +101,7 @@ class Blocker {
     if (blocked_[v] != kNoValue) return blocked_[v];
     const Shape& s = shape(v);
     const int64_t cp = padded(s[1]);
-    ValueId x = plain(v);
-    if (cp != s[1]) {
-      ValueId z = out_.add_constant(g_.value(v).name + "/to_nchwc_zeros",
-                                    Tensor(DType::F32, {s[0], cp - s[1], s[2], s[3]}));
-      x = out_.add(Op::Concat, {x, z}, {{"axis", int64_t(1)}}, g_.value(v).name + "/to_nchwc_p");
-    }
+    ValueId x = pad_zeros(plain(v), 1, cp, g_.value(v).name + "/to_nchwc");
     ValueId r = out_.add(Op::Reshape, {x}, {{"shape", Shape{s[0], cp / B_, B_, s[2], s[3]}}},
                          g_.value(v).name + "/to_nchwc_r");
     blocked_[v] = out_.add(Op::Transpose, {r}, {{"perm", std::vector<int64_t>{0, 1, 3, 4, 2}}},
@@ -148,14 +144,14 @@ class Blocker {
     const int64_t cop = padded(co), cg = depthwise ? 1 : x_blocked ? padded(ci) : ci;
     // W [Co, Cg, kh, kw] -> zero-padded to [Co', Cg', kh, kw] -> [Co'/B, Cg', kh, kw, B].
     const std::string base = g_.value(w).name;
-    ValueId wp = pad_constant(pad_constant(plain(w), 0, cop, base + "/co"), 1, cg, base + "/ci");
+    ValueId wp = pad_zeros(pad_zeros(plain(w), 0, cop, base + "/co"), 1, cg, base + "/ci");
     ValueId wr = out_.add(Op::Reshape, {wp}, {{"shape", Shape{cop / B_, B_, cg, ws[2], ws[3]}}},
                           base + "/nchwc_r");
     ValueId wb = out_.add(Op::Transpose, {wr}, {{"perm", std::vector<int64_t>{0, 2, 3, 4, 1}}},
                           base + "/nchwc");
     std::vector<ValueId> ins = {xin, wb};
     if (b != kNoValue) {
-      ValueId bp = pad_constant(plain(b), 0, cop, g_.value(b).name + "/co");
+      ValueId bp = pad_zeros(plain(b), 0, cop, g_.value(b).name + "/co");
       ins.push_back(out_.add(Op::Reshape, {bp}, {{"shape", Shape{cop / B_, B_}}},
                              g_.value(b).name + "/nchwc"));
     }

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "partition/partition.h"
@@ -26,6 +27,9 @@ std::vector<std::string> heldout_workloads();
 // A zoo spec with every parameter written out, sorted: "resnet50" and "resnet50:image=224" both
 // give "resnet50:batch=1,classes=1000,image=224". UserError for a bad spec.
 std::string canonical_workload(const std::string& spec);
+
+// "SPEC@LAYOUT" -> (SPEC, LAYOUT); LAYOUT is "" without a suffix.
+std::pair<std::string, std::string> split_layout(const std::string& spec);
 
 // The channel block of a spec ("...@nchw16c" -> 16), 0 without a layout suffix.
 int workload_block(const std::string& spec);

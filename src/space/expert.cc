@@ -439,7 +439,7 @@ Roles nchwc_roles(const SpaceStage& st) {
 // along the height too): a*r*h accumulators within the register file (32 zmm, 16 ymm) beside
 // the broadcast input values and the weight vectors; r = 7 and 14 divide every width of the
 // usual CNNs (112, 56, 28, 14, 7). The reduction whole inside the block (block lanes, taps,
-// input blocks), the lanes and pixels unrolled (or only the pixels).
+// input blocks), unrolled up to the largest limit offered (128) or to 32.
 std::vector<Target> nchwc_targets(const Roles& roles, const SpaceStage& st) {
   struct Block {
     int a, r, h;
@@ -463,7 +463,7 @@ std::vector<Target> nchwc_targets(const Roles& roles, const SpaceStage& st) {
     t.kchunk = int64_t{1} << 20;
     t.pack_first = kPackNone;
     t.pack_last = kPackNone;
-    t.unroll = 512;
+    t.unroll = 128;
     out.push_back(t);
     t.unroll = 32;
     out.push_back(t);
