@@ -48,7 +48,9 @@ def build_artifact(tlm, threads, onnx, records, out_dir, env, flags):
     objs = sorted(f for f in os.listdir(out_dir) if f.startswith("task_") and f.endswith(".o"))
     so = os.path.join(out_dir, "libmodel.so")
     subprocess.run(["c++", "-O2", "-std=c++17", "-shared", "-fPIC", "-I", out_dir, "-o", so,
-                    os.path.join(out_dir, "model.cc")] + [os.path.join(out_dir, o) for o in objs]
+                    os.path.join(out_dir, "model.cc"), os.path.join(out_dir, "par_for.cc"),
+                    os.path.join(out_dir, "support", "spin_pool.cc")]
+                   + [os.path.join(out_dir, o) for o in objs]
                    + [os.path.join(out_dir, "runtime.o"), "-lpthread", "-ldl"], check=True)
     return so
 

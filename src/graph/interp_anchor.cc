@@ -304,10 +304,26 @@ void swap_lanes(const float* src, float* dst, int64_t groups, int64_t n, int64_t
 // ConvNchwc (graph/shape_infer.cc): the plain Conv on unblocked operands, its output blocked.
 Tensor eval_ConvNchwc(const EvalCtx& c) {
   const Shape &xs = c.in[0]->shape(), &ws = c.in[1]->shape();
-  const int64_t B = ws[4], cob = ws[0];
-  // W [Co/B, Cg, kh, kw, B] -> [Co, Cg, kh, kw].
-  Tensor w(DType::F32, {cob * B, ws[1], ws[2], ws[3]});
-  swap_lanes(c.in[1]->data<float>(), w.data<float>(), cob, ws[1] * ws[2] * ws[3], B, true);
+  const int64_t B = ws.back(), cob = ws[0];
+  Tensor w;
+  if (ws.size() == 6) {
+    // W [Co/B, Ci/B, kh, kw, B_in, B_out] -> [Co, Ci, kh, kw].
+    const int64_t cib = ws[1], k = ws[2] * ws[3];
+    w = Tensor(DType::F32, {cob * B, cib * B, ws[2], ws[3]});
+    const float* src = c.in[1]->data<float>();
+    float* dst = w.data<float>();
+    for (int64_t o = 0; o < cob; o++)
+      for (int64_t i = 0; i < cib; i++)
+        for (int64_t p = 0; p < k; p++)
+          for (int64_t bi = 0; bi < B; bi++)
+            for (int64_t bo = 0; bo < B; bo++)
+              dst[((o * B + bo) * cib * B + i * B + bi) * k + p] =
+                  src[(((o * cib + i) * k + p) * B + bi) * B + bo];
+  } else {
+    // W [Co/B, Cg, kh, kw, B] -> [Co, Cg, kh, kw].
+    w = Tensor(DType::F32, {cob * B, ws[1], ws[2], ws[3]});
+    swap_lanes(c.in[1]->data<float>(), w.data<float>(), cob, ws[1] * ws[2] * ws[3], B, true);
+  }
   // X [N, C/B, H, W, B] -> [N, C, H, W] (a plain X is used as it is).
   Tensor x;
   if (xs.size() == 5) {

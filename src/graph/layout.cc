@@ -3,7 +3,8 @@
 //
 //   Conv (2-D, constant W and bias; group 1 or depthwise) -> ConvNchwc over [N, ceil(C/B), H, W, B]
 //        values: the input blocked when it already is or Ci % B == 0, read plain otherwise (the
-//        stem); W folded to [Co'/B, Cg', kh, kw, B], bias to [Co'/B, B]
+//        stem); W folded to [Co'/B, Ci'/B, kh, kw, B, B] over a blocked input, to
+//        [Co'/B, Cg', kh, kw, B] over a plain one or depthwise; bias to [Co'/B, B]
 //   elementwise ops whose tensor inputs all exist blocked with the output's 4-D shape (scalar
 //        constants broadcast as they are) -> the same op on the blocked values
 //   MaxPool / AveragePool (2-D) over a blocked value -> the same pool over the 5-D value with a
@@ -142,13 +143,18 @@ class Blocker {
     if (xin == kNoValue) xin = ci % B_ == 0 || depthwise ? blocked(x) : plain(x);
     const bool x_blocked = shape_of(xin).size() == 5;
     const int64_t cop = padded(co), cg = depthwise ? 1 : x_blocked ? padded(ci) : ci;
-    // W [Co, Cg, kh, kw] -> zero-padded to [Co', Cg', kh, kw] -> [Co'/B, Cg', kh, kw, B].
+    // W [Co, Cg, kh, kw] -> zero-padded to [Co', Cg', kh, kw] -> [Co'/B, Cg', kh, kw, B], or
+    // over a blocked input [Co'/B, Cg'/B, kh, kw, B_in, B_out] (MLAS's OIhw16i16o order: the
+    // weights one input block feeds into one output block lie contiguous, streamed once).
     const std::string base = g_.value(w).name;
     ValueId wp = pad_zeros(pad_zeros(plain(w), 0, cop, base + "/co"), 1, cg, base + "/ci");
-    ValueId wr = out_.add(Op::Reshape, {wp}, {{"shape", Shape{cop / B_, B_, cg, ws[2], ws[3]}}},
-                          base + "/nchwc_r");
-    ValueId wb = out_.add(Op::Transpose, {wr}, {{"perm", std::vector<int64_t>{0, 2, 3, 4, 1}}},
-                          base + "/nchwc");
+    const bool w_blocked = x_blocked && !depthwise;
+    const Shape wr_shape = w_blocked ? Shape{cop / B_, B_, cg / B_, B_, ws[2], ws[3]}
+                                     : Shape{cop / B_, B_, cg, ws[2], ws[3]};
+    const std::vector<int64_t> perm = w_blocked ? std::vector<int64_t>{0, 2, 4, 5, 3, 1}
+                                                : std::vector<int64_t>{0, 2, 3, 4, 1};
+    ValueId wr = out_.add(Op::Reshape, {wp}, {{"shape", wr_shape}}, base + "/nchwc_r");
+    ValueId wb = out_.add(Op::Transpose, {wr}, {{"perm", perm}}, base + "/nchwc");
     std::vector<ValueId> ins = {xin, wb};
     if (b != kNoValue) {
       ValueId bp = pad_zeros(plain(b), 0, cop, g_.value(b).name + "/co");

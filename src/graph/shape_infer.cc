@@ -226,19 +226,21 @@ Inferred infer_conv_transpose(const Ctx& c) {
   return {DType::F32, out};
 }
 
-// ConvNchwc (docs/layout.md): 2-D convolution over channel-blocked activations. W is
-// [Co/B, Cg, kh, kw, B] (B = W.shape[4]); X is [N, Ci/B, H, W, B] or plain [N, Ci, H, W]; group is
-// 1 (Cg = Ci) or depthwise (group = Ci = Co, X blocked, Cg = 1); B (bias) is [Co/B, B]; the output
-// is [N, Co/B, Ho, Wo, B].
+// ConvNchwc (docs/layout.md): 2-D convolution over channel-blocked activations, B channels per
+// block (B = W's last dim). X is [N, Ci/B, H, W, B] or plain [N, Ci, H, W]; W is
+// [Co/B, Ci/B, kh, kw, B_in, B_out] over a blocked X with group 1 (MLAS's OIhw16i16o: a block of
+// input channels' weights for a block of output channels lies contiguous), [Co/B, Ci, kh, kw, B]
+// over a plain X, and [Co/B, 1, kh, kw, B] depthwise (group = Ci = Co, X blocked); B (bias) is
+// [Co/B, B]; the output is [N, Co/B, Ho, Wo, B].
 Inferred infer_conv_nchwc(const Ctx& c) {
   c.need_dtype(0, kF32);
   c.need_dtype(1, kF32);
   if (c.has(2)) c.need_dtype(2, kF32);
   c.need_rank(0, 4, 5);
-  c.need_rank(1, 5, 5);
+  c.need_rank(1, 5, 6);
   const Shape &x = c.shape(0), &w = c.shape(1);
-  const bool blocked = x.size() == 5;
-  const int64_t B = w[4], cob = w[0];
+  const bool blocked = x.size() == 5, w_blocked = w.size() == 6;
+  const int64_t B = w.back(), cob = w[0];
   std::vector<int64_t> strides = c.ints("strides", 2, 1, kBig);
   std::vector<int64_t> dilations = c.ints("dilations", 2, 1, kBig);
   std::vector<int64_t> pads = c.ints("pads", 4, 0, kBig);
@@ -246,10 +248,18 @@ Inferred infer_conv_nchwc(const Ctx& c) {
   if (blocked && x[4] != B)
     TLM_NODE_ERROR(c.n) << "X is blocked by " << x[4] << " channels but W by " << B;
   const int64_t ci = blocked ? x[1] * B : x[1];
+  if (w_blocked && !(blocked && group == 1 && w[4] == B))
+    TLM_NODE_ERROR(c.n) << "W " << shape_str(w)
+                        << " is blocked on both channel dims: it needs a blocked X, group 1 and "
+                           "equal blocks";
+  if (blocked && group == 1 && !w_blocked)
+    TLM_NODE_ERROR(c.n) << "W " << shape_str(w) << " over a blocked X must be [Co/B, Ci/B, kh, "
+                        << "kw, B, B]";
+  const int64_t cg = w_blocked ? w[1] * B : w[1];
   if (group == 1) {
-    if (w[1] != ci)
+    if (cg != ci)
       TLM_NODE_ERROR(c.n) << "X has " << ci << " channels but W " << shape_str(w) << " expects "
-                          << w[1];
+                          << cg;
   } else if (!(blocked && group == ci && w[1] == 1 && cob == x[1])) {
     TLM_NODE_ERROR(c.n) << "attribute 'group' = " << group
                         << ": only 1 or depthwise (group = input channels = output channels, "

@@ -6,7 +6,8 @@
 //   Conv          RDom (Cin/group, k...); group channel offset (m / (M/group)) * Cin/group
 //   ConvNchwc     channel-blocked (docs/layout.md): output [N, Co/B, Ho, Wo, B]; RDom
 //                 (Ci/B, kh, kw, B) over a blocked input -- the input channel split at its blocks,
-//                 the block lane innermost --, (Ci, kh, kw) over a plain one, (kh, kw) depthwise
+//                 the block lane innermost, W [Co/B, Ci/B, kh, kw, B_in, B_out] --, (Ci, kh, kw)
+//                 over a plain one, (kh, kw) depthwise
 //   ConvTranspose the gather form: output o reads input (o + pad - k*dil) / stride when that
 //                 divides exactly and is in range
 //   Gemm/MatMul   RDom (K); MatMul broadcasts batch dims and promotes 1-D operands
@@ -154,10 +155,11 @@ void lower_Conv(Ctx& c, const Node& n) {
 void lower_ConvNchwc(Ctx& c, const Node& n) {
   const auto [x, w, bias, xs, ws, os] = conv_operands(c, n);
   require_rank(n, xs, 4, 5, "input");
-  require_rank(n, ws, 5, 5, "W");
+  require_rank(n, ws, 5, 6, "W");
   const bool blocked = xs.size() == 5;
   const bool depthwise = n.i("group", 1) != 1;
-  const int B = (int)ws[4];
+  const int B = (int)ws.back();
+  if (blocked && !depthwise && ws.size() != 6) bad_node(n, "W over a blocked input must be rank 6");
   if (os.size() != 5 || os[4] != B || os[1] != ws[0]) bad_node(n, "output shape mismatch");
   // The window over the two spatial dims (2, 3) of the input; a blocked input's lane dim is
   // never padded.
@@ -185,7 +187,7 @@ void lower_ConvNchwc(Ctx& c, const Node& n) {
     wi = {acc.idx[1], Expr(0), red.rv[0], red.rv[1], acc.idx[4]};
   } else if (blocked) {
     xi = {acc.idx[0], red.rv[0], h, wd, red.rv[3]};
-    wi = {acc.idx[1], red.rv[0] * B + red.rv[3], red.rv[1], red.rv[2], acc.idx[4]};
+    wi = {acc.idx[1], red.rv[0], red.rv[1], red.rv[2], red.rv[3], acc.idx[4]};
   } else {
     xi = {acc.idx[0], red.rv[0], h, wd};
     wi = {acc.idx[1], red.rv[0], red.rv[1], red.rv[2], acc.idx[4]};

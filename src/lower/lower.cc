@@ -14,6 +14,7 @@
 
 #include "hardware/hardware.h"
 #include "lower/lower_internal.h"
+#include "support/spin_pool.h"
 #include "support/threads.h"
 
 namespace tlm {
@@ -353,9 +354,28 @@ Halide::Buffer<> halide_view(DType dtype, void* data, const Shape& shape) {
   return Halide::Buffer<>(halide_type(dtype), data, r, dims.data());
 }
 
+namespace {
+
+using HalideBody = int (*)(Halide::JITUserContext*, int, uint8_t*);
+
+int run_halide_body(const ParJob& job, int index) {
+  return reinterpret_cast<HalideBody>(job.fn)(static_cast<Halide::JITUserContext*>(job.ctx), index,
+                                              job.closure);
+}
+
+// The pipelines' parallel loops run on support/spin_pool.h's workers (TLM_SPIN_US=0: Halide's).
+int spin_do_par_for(Halide::JITUserContext* ctx, HalideBody f, int min, int extent,
+                    uint8_t* closure) {
+  return spin_par_for(ParJob{run_halide_body, reinterpret_cast<void*>(f), ctx, closure}, min,
+                      extent);
+}
+
+}  // namespace
+
 CompiledTask compile_task(const LoweredTask& t, const Halide::Target& target) {
   CompiledTask ct;
   ct.pipeline_ = Halide::Pipeline(t.output());
+  if (spin_microseconds() > 0) ct.pipeline_.jit_handlers().custom_do_par_for = spin_do_par_for;
   ct.params_ = t.inputs;
   ct.input_storage_ = t.input_storage;
   ct.input_storage_.resize(t.inputs.size());

@@ -1,6 +1,7 @@
 // FLOP counting, one row per Op (static_assert on kOpCount). A multiply-add counts 2.
 //   Conv            2 * |Y| * Cin/group * prod(k), plus |Y| for a bias input
-//   ConvNchwc       2 * |Y| * Cg * kh * kw (W is [Co/B, Cg, kh, kw, B]), plus |Y| for a bias
+//   ConvNchwc       2 * |Y| * Cg * kh * kw (W [Co/B, Cg, kh, kw, B] or [Co/B, Ci/B, kh, kw, B, B]),
+//                   plus |Y| for a bias
 //   ConvTranspose   2 * |X| * Cout/group * prod(k) (every input element scatters into a window),
 //                   plus |Y| for a bias input
 //   Gemm            2 * M * N * K, plus M * N for a C input (alpha/beta scaling not counted)
@@ -45,7 +46,9 @@ double conv(const Graph& g, const Node& n) {
 double conv_nchwc(const Graph& g, const Node& n) {
   const Shape& w = in_shape(g, n, 1);
   double y = out_count(g, n);
-  return w.size() != 5 ? 0 : 2 * y * (double)(w[1] * w[2] * w[3]) + (has_input(n, 2) ? y : 0);
+  if (w.size() != 5 && w.size() != 6) return 0;
+  const double cg = (double)(w.size() == 6 ? w[1] * w[4] : w[1]);
+  return 2 * y * cg * (double)(w[2] * w[3]) + (has_input(n, 2) ? y : 0);
 }
 
 double conv_transpose(const Graph& g, const Node& n) {

@@ -63,7 +63,8 @@ TEST(Artifact, BuildsAndVerifiesWithRecordedPrograms) {
   EXPECT_EQ(r.tuned_tasks, recorded);
   EXPECT_GT(r.weight_bytes, 0);
   for (const char* f : {"model.h", "model.cc", "main.cc", "build.sh", "runtime.o", "weights.bin",
-                        "input_0.bin", "expected_0.bin", "HalideRuntime.h"})
+                        "input_0.bin", "expected_0.bin", "HalideRuntime.h", "par_for.cc",
+                        "support/spin_pool.h", "support/spin_pool.cc"})
     EXPECT_TRUE(exists(ao.dir + "/" + f)) << f;
   for (const Task& t : p.tasks)
     EXPECT_TRUE(exists(ao.dir + "/task_" + std::to_string(t.id) + ".o")) << t.id;

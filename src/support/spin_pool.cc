@@ -1,0 +1,159 @@
+// Self-contained (the C++ standard library only): deploy/artifact.cc copies this file and its
+// header into every artifact, where it runs the AOT-compiled tasks' parallel loops.
+#include "support/spin_pool.h"
+
+#include <immintrin.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdlib>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace tlm {
+namespace {
+
+// The job being run lives in one 64-bit word, so a worker claims an index of exactly the job it
+// saw: generation (20 bits) | extent (22) | next index (22). A worker that wakes late holds a stale
+// generation and its compare-exchange fails; the job's fields stay valid while any claimed index
+// is unfinished, because the caller returns only after `finished` reaches the extent.
+constexpr int kIdxBits = 22, kEndBits = 22;
+constexpr uint64_t kIdxMask = (1ull << kIdxBits) - 1, kEndMask = (1ull << kEndBits) - 1;
+constexpr int kMaxExtent = (int)kIdxMask;
+
+uint64_t gen_of(uint64_t s) { return s >> (kIdxBits + kEndBits); }
+uint64_t end_of(uint64_t s) { return (s >> kIdxBits) & kEndMask; }
+uint64_t idx_of(uint64_t s) { return s & kIdxMask; }
+
+thread_local bool t_in_job = false;
+
+class Pool {
+ public:
+  explicit Pool(int workers) : spin_(std::chrono::microseconds(spin_microseconds())) {
+    for (int w = 0; w < workers; w++) threads_.emplace_back([this] { work(); });
+  }
+  // Never destroyed (workers live for the process; Halide may run loops during static teardown).
+
+  int run(const ParJob& job, int min, int extent) {
+    std::unique_lock<std::mutex> busy(busy_, std::try_to_lock);
+    if (!busy.owns_lock() || threads_.empty()) return serial(job, min, extent);
+    job_ = job;
+    min_ = min;
+    error_.store(0, std::memory_order_relaxed);
+    finished_.store(0, std::memory_order_relaxed);
+    const uint64_t gen = (gen_of(state_.load(std::memory_order_relaxed)) + 1) & ((1ull << 20) - 1);
+    state_.store((gen << (kIdxBits + kEndBits)) | ((uint64_t)extent << kIdxBits),
+                 std::memory_order_seq_cst);
+    if (sleepers_.load(std::memory_order_seq_cst) > 0) {
+      std::lock_guard<std::mutex> lock(sleep_mu_);
+      wake_.notify_all();
+    }
+    t_in_job = true;
+    claim_all(gen);
+    t_in_job = false;
+    while (finished_.load(std::memory_order_acquire) < extent) _mm_pause();
+    return error_.load(std::memory_order_relaxed);
+  }
+
+ private:
+  static int serial(const ParJob& job, int min, int extent) {
+    const bool was = t_in_job;
+    t_in_job = true;
+    int err = 0;
+    for (int i = min; i < min + extent && err == 0; i++) err = job.run(job, i);
+    t_in_job = was;
+    return err;
+  }
+
+  // Claims and runs indices of job `gen` until none is left.
+  void claim_all(uint64_t gen) {
+    uint64_t s = state_.load(std::memory_order_acquire);
+    while (gen_of(s) == gen && idx_of(s) < end_of(s)) {
+      if (!state_.compare_exchange_weak(s, s + 1, std::memory_order_acq_rel)) continue;
+      const int r = job_.run(job_, min_ + (int)idx_of(s));
+      if (r != 0) {
+        int zero = 0;
+        error_.compare_exchange_strong(zero, r, std::memory_order_relaxed);
+      }
+      finished_.fetch_add(1, std::memory_order_release);
+      s = state_.load(std::memory_order_acquire);
+    }
+  }
+
+  void work() {
+    t_in_job = true;  // a loop a job's body starts runs serially
+    uint64_t seen = gen_of(state_.load());
+    for (;;) {
+      uint64_t s = state_.load(std::memory_order_acquire);
+      if (gen_of(s) == seen) {
+        const auto deadline = std::chrono::steady_clock::now() + spin_;
+        for (int k = 0; gen_of(s) == seen; k++) {
+          _mm_pause();
+          if ((k & 63) == 63 && std::chrono::steady_clock::now() > deadline) break;
+          s = state_.load(std::memory_order_acquire);
+        }
+      }
+      if (gen_of(s) == seen) {
+        std::unique_lock<std::mutex> lock(sleep_mu_);
+        sleepers_.fetch_add(1, std::memory_order_seq_cst);
+        wake_.wait(lock, [&] { return gen_of(state_.load(std::memory_order_seq_cst)) != seen; });
+        sleepers_.fetch_sub(1, std::memory_order_relaxed);
+        s = state_.load(std::memory_order_acquire);
+      }
+      seen = gen_of(s);
+      claim_all(seen);
+    }
+  }
+
+  const std::chrono::microseconds spin_;
+  std::vector<std::thread> threads_;
+  std::mutex busy_;  // one job at a time; another caller runs serially
+  ParJob job_{};
+  int min_ = 0;
+  std::atomic<uint64_t> state_{0};
+  std::atomic<int> finished_{0}, error_{0}, sleepers_{0};
+  std::mutex sleep_mu_;
+  std::condition_variable wake_;
+};
+
+// Halide's rule: HL_NUM_THREADS when set (tlm always sets it: support/threads.h), else the cores.
+int pool_threads() {
+  if (const char* env = std::getenv("HL_NUM_THREADS")) {
+    int n = std::atoi(env);
+    if (n >= 1) return n;
+  }
+  return std::max(1, (int)std::thread::hardware_concurrency());
+}
+
+Pool& pool() {
+  static Pool* p = new Pool(pool_threads() - 1);
+  return *p;
+}
+
+}  // namespace
+
+int spin_microseconds() {
+  if (const char* env = std::getenv("TLM_SPIN_US")) {
+    int us = std::atoi(env);
+    if (us >= 0) return us;
+  }
+  return 2000;
+}
+
+int spin_par_for(const ParJob& job, int min, int extent) {
+  if (extent <= 0) return 0;
+  if (t_in_job || extent == 1 || extent > kMaxExtent) {
+    const bool was = t_in_job;
+    t_in_job = true;
+    int err = 0;
+    for (int i = min; i < min + extent && err == 0; i++) err = job.run(job, i);
+    t_in_job = was;
+    return err;
+  }
+  return pool().run(job, min, extent);
+}
+
+}  // namespace tlm
