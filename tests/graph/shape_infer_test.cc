@@ -100,6 +100,28 @@ TEST(ShapeInfer, ConvErrors) {
                      "Conv", "'dilations'");
 }
 
+TEST(ShapeInfer, ConvNchwc) {
+  const Attrs a = conv_attrs({1, 1}, {1, 1}, {1, 1, 1, 1}, 1);
+  // Blocked input: W [Co/B, Ci/B, kh, kw, B_in, B_out]; plain input (the stem): [Co/B, Ci, kh, kw,
+  // B]; depthwise: [Co/B, 1, kh, kw, B].
+  EXPECT_EQ(shape_of(Op::ConvNchwc, {{1, 2, 8, 8, 4}, {3, 2, 3, 3, 4, 4}, {3, 4}}, a),
+            (Shape{1, 3, 8, 8, 4}));
+  EXPECT_EQ(shape_of(Op::ConvNchwc, {{1, 3, 8, 8}, {2, 3, 3, 3, 4}}, a), (Shape{1, 2, 8, 8, 4}));
+  EXPECT_EQ(shape_of(Op::ConvNchwc, {{1, 2, 8, 8, 4}, {2, 1, 3, 3, 4}},
+                     conv_attrs({2, 2}, {1, 1}, {1, 1, 1, 1}, 8)),
+            (Shape{1, 2, 4, 4, 4}));
+  // A blocked input with the rank-5 weights of a plain one, and the reverse.
+  EXPECT_SHAPE_ERROR(error_of(Op::ConvNchwc, {{1, 2, 8, 8, 4}, {3, 8, 3, 3, 4}}, a), "ConvNchwc",
+                     "must be [Co/B, Ci/B, kh, kw, B, B]");
+  EXPECT_SHAPE_ERROR(error_of(Op::ConvNchwc, {{1, 8, 8, 8}, {3, 2, 3, 3, 4, 4}}, a), "ConvNchwc",
+                     "needs a blocked X");
+  // Input and output blocks differ; input channels do not match.
+  EXPECT_SHAPE_ERROR(error_of(Op::ConvNchwc, {{1, 2, 8, 8, 4}, {3, 4, 3, 3, 2, 4}}, a),
+                     "ConvNchwc", "equal blocks");
+  EXPECT_SHAPE_ERROR(error_of(Op::ConvNchwc, {{1, 2, 8, 8, 4}, {3, 3, 3, 3, 4, 4}}, a),
+                     "ConvNchwc", "channels");
+}
+
 TEST(ShapeInfer, ConvTranspose) {
   Attrs a = conv_attrs({2, 2}, {1, 1}, {1, 1, 1, 1}, 1);
   a["output_padding"] = I{1, 1};
