@@ -3,6 +3,7 @@
 #include "support/spin_pool.h"
 
 #include <immintrin.h>
+#include <pthread.h>
 
 #include <algorithm>
 #include <atomic>
@@ -10,6 +11,7 @@
 #include <condition_variable>
 #include <cstdlib>
 #include <mutex>
+#include <new>
 #include <thread>
 #include <vector>
 
@@ -85,7 +87,8 @@ class Pool {
 
   void work() {
     t_in_job = true;  // a loop a job's body starts runs serially
-    uint64_t seen = gen_of(state_.load());
+    uint64_t seen = 0;  // the generation at construction: a job published before this thread
+                        // got going is still this worker's to help with
     for (;;) {
       uint64_t s = state_.load(std::memory_order_acquire);
       if (gen_of(s) == seen) {
@@ -128,8 +131,26 @@ int pool_threads() {
   return std::max(1, (int)std::thread::hardware_concurrency());
 }
 
+// The pool of this process. A forked child (the measurement workers) has none of the parent's
+// threads: the child handler drops the pointer (leaking the parent's pool, whose locks may be
+// held) and the child's first loop starts a pool of its own -- without it, the child's loops
+// would silently run on one thread.
+std::atomic<Pool*> g_pool{nullptr};
+std::mutex g_create;
+
+void forget_pool_in_child() {
+  g_pool.store(nullptr);
+  new (&g_create) std::mutex();
+}
+
 Pool& pool() {
-  static Pool* p = new Pool(pool_threads() - 1);
+  if (Pool* p = g_pool.load(std::memory_order_acquire)) return *p;
+  std::lock_guard<std::mutex> lock(g_create);
+  if (Pool* p = g_pool.load(std::memory_order_acquire)) return *p;
+  static const bool registered = pthread_atfork(nullptr, nullptr, forget_pool_in_child) == 0;
+  (void)registered;
+  Pool* p = new Pool(pool_threads() - 1);
+  g_pool.store(p, std::memory_order_release);
   return *p;
 }
 

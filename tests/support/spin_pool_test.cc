@@ -1,11 +1,18 @@
 // support/spin_pool.h: every index runs exactly once, errors come back, nested and concurrent
-// calls run serially instead of deadlocking, and a worker that slept wakes for the next job.
+// calls run serially instead of deadlocking, a worker that slept wakes for the next job, and a
+// forked child (a measurement worker) gets threads of its own.
 #include "support/spin_pool.h"
 
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
+#include <mutex>
+#include <set>
 #include <thread>
 #include <vector>
 
@@ -88,6 +95,39 @@ TEST(SpinPool, WorkersThatSleptWakeForTheNextJob) {
     ASSERT_EQ(spin_par_for(counting(&c), 0, 100), 0);
     for (int i = 0; i < 100; i++) ASSERT_EQ(c.hits[i].load(), 1);
   }
+}
+
+struct Threads {
+  std::mutex mu;
+  std::set<std::thread::id> ids;
+};
+
+int note_thread(const ParJob& job, int) {
+  Threads* t = static_cast<Threads*>(job.ctx);
+  std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  std::lock_guard<std::mutex> lock(t->mu);
+  t->ids.insert(std::this_thread::get_id());
+  return 0;
+}
+
+// How many threads ran a loop of 20 indices of 1 ms each.
+int threads_used() {
+  Threads t;
+  if (spin_par_for(ParJob{note_thread, nullptr, &t, nullptr}, 0, 20) != 0) return -1;
+  return (int)t.ids.size();
+}
+
+TEST(SpinPool, RunsOnTwoThreadsInTheProcessAndInAForkedChild) {
+  setenv("HL_NUM_THREADS", "2", 1);  // before this process's pool starts
+  ASSERT_EQ(threads_used(), 2);
+  pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) _exit(threads_used() == 2 ? 0 : 1);  // the parent's worker does not exist here
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "the forked child's loop ran on one thread";
+  EXPECT_EQ(threads_used(), 2);
 }
 
 }  // namespace
