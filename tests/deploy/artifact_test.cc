@@ -89,6 +89,42 @@ TEST(Artifact, BuildsAndVerifiesWithRecordedPrograms) {
   std::system(("rm -rf '" + ao.dir + "'").c_str());
 }
 
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// The tasks' parallel loops run on tlm's spin pool (support/spin_pool.h, copied into the
+// artifact), unless `tlm compile` ran with TLM_SPIN_US=0; both build and verify.
+TEST(Artifact, ThreadPoolHookFollowsTlmSpinUs) {
+  Graph g = tiny_model();
+  Partition p = partition_graph(g);
+  HardwareInfo hw = detect_hardware();
+  std::vector<std::string> defaults(p.tasks.size());  // default schedules
+  for (const char* spin : {"", "0"}) {
+    if (*spin) setenv("TLM_SPIN_US", spin, 1);
+    ArtifactOptions ao = tiny_artifact(g, defaults, std::string("spin") + spin);
+    emit_artifact(g, p, hw, ao);
+    unsetenv("TLM_SPIN_US");
+    const std::string par_for = read_text(ao.dir + "/par_for.cc");
+    if (*spin)
+      EXPECT_NE(par_for.find("Halide's own pool"), std::string::npos) << par_for;
+    else
+      EXPECT_NE(par_for.find("halide_set_custom_do_par_for(spin_do_par_for)"), std::string::npos)
+          << par_for;
+    EXPECT_EQ(read_text(ao.dir + "/support/spin_pool.cc").find("#include \"support/threads.h\""),
+              std::string::npos)
+        << "the artifact's copy must build on its own";
+    ::testing::internal::CaptureStdout();
+    int code = build_and_verify_artifact(ao.dir);
+    std::string out = ::testing::internal::GetCapturedStdout();
+    EXPECT_EQ(code, 0) << out;
+    std::system(("rm -rf '" + ao.dir + "'").c_str());
+  }
+}
+
 // The expert programs of tiny_model's conv and dense pack their weights at root, and sampled
 // ones block them (InputLayout; tiny_model's channels are too few for the experts' register
 // blocks): the artifact stores those weights packed (once, in weights.bin, blocked ones as
