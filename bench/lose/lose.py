@@ -482,6 +482,12 @@ def main():
     elif a.cmd == "best":
         best = best_per_task(os.path.join(OUT, "records", f"{a.model}.{a.threads}t.jsonl"),
                              a.threads, top=a.top)
+        # Only the model's current tasks (the maps step): records of tasks whose keys changed
+        # (e.g. a new weight layout) no longer parse as programs of this model.
+        map_path = os.path.join(OUT, "maps", f"{a.model}.json")
+        if os.path.exists(map_path):
+            keys = {t["key_fnv1a"] for t in json.load(open(map_path))["tasks"]}
+            best = {k: v for k, v in best.items() if k in keys}
         for ranked in best.values():
             for _, sentence, _ in ranked:
                 print(sentence)
