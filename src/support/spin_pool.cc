@@ -18,10 +18,11 @@
 namespace tlm {
 namespace {
 
-// The job being run lives in one 64-bit word, so a worker claims an index of exactly the job it
-// saw: generation (20 bits) | extent (22) | next index (22). A worker that wakes late holds a stale
-// generation and its compare-exchange fails; the job's fields stay valid while any claimed index
-// is unfinished, because the caller returns only after `finished` reaches the extent.
+// A job is split into one share per thread, each share a 64-bit word in its own cache line:
+// generation (20 bits) | end (22) | next index (22). A thread claims an index of exactly the job
+// it saw (a worker that wakes late holds a stale generation and its compare-exchange fails); the
+// job's fields stay valid while any claimed index is unfinished, because the caller returns only
+// after `finished` reaches the extent.
 constexpr int kIdxBits = 22, kEndBits = 22;
 constexpr uint64_t kIdxMask = (1ull << kIdxBits) - 1, kEndMask = (1ull << kEndBits) - 1;
 constexpr int kMaxExtent = (int)kIdxMask;
@@ -34,8 +35,9 @@ thread_local bool t_in_job = false;
 
 class Pool {
  public:
-  explicit Pool(int workers) : spin_(std::chrono::microseconds(spin_microseconds())) {
-    for (int w = 0; w < workers; w++) threads_.emplace_back([this] { work(); });
+  explicit Pool(int workers)
+      : spin_(std::chrono::microseconds(spin_microseconds())), slots_(workers + 1) {
+    for (int w = 0; w < workers; w++) threads_.emplace_back([this, w] { work(w + 1); });
   }
   // Never destroyed (workers live for the process; Halide may run loops during static teardown).
 
@@ -47,14 +49,19 @@ class Pool {
     error_.store(0, std::memory_order_relaxed);
     finished_.store(0, std::memory_order_relaxed);
     const uint64_t gen = (gen_of(state_.load(std::memory_order_relaxed)) + 1) & ((1ull << 20) - 1);
-    state_.store((gen << (kIdxBits + kEndBits)) | ((uint64_t)extent << kIdxBits),
-                 std::memory_order_seq_cst);
+    // Thread k's share: [k E / n, (k + 1) E / n), the same part of every loop, so a task that
+    // reads what the previous one wrote at the same indices finds it in its own core's caches.
+    const uint64_t n = slots_.size(), E = (uint64_t)extent;
+    for (uint64_t k = 0; k < n; k++)
+      slots_[k].s.store((gen << (kIdxBits + kEndBits)) | ((k + 1) * E / n) << kIdxBits | (k * E / n),
+                        std::memory_order_relaxed);
+    state_.store(gen << (kIdxBits + kEndBits), std::memory_order_seq_cst);
     if (sleepers_.load(std::memory_order_seq_cst) > 0) {
       std::lock_guard<std::mutex> lock(sleep_mu_);
       wake_.notify_all();
     }
     t_in_job = true;
-    claim_all(gen);
+    claim_all(gen, 0);
     t_in_job = false;
     while (finished_.load(std::memory_order_acquire) < extent) _mm_pause();
     return error_.load(std::memory_order_relaxed);
@@ -70,22 +77,29 @@ class Pool {
     return err;
   }
 
-  // Claims and runs indices of job `gen` until none is left.
-  void claim_all(uint64_t gen) {
-    uint64_t s = state_.load(std::memory_order_acquire);
-    while (gen_of(s) == gen && idx_of(s) < end_of(s)) {
-      if (!state_.compare_exchange_weak(s, s + 1, std::memory_order_acq_rel)) continue;
-      const int r = job_.run(job_, min_ + (int)idx_of(s));
-      if (r != 0) {
-        int zero = 0;
-        error_.compare_exchange_strong(zero, r, std::memory_order_relaxed);
+  // Runs indices of job `gen`: thread `self`'s own share first (its slot's cache line stays in
+  // its core), then whatever is left in the others' (a late or slow thread's share is stolen
+  // index by index). Counts what it ran into `finished_` once, at the end.
+  void claim_all(uint64_t gen, size_t self) {
+    int ran = 0;
+    for (size_t j = 0; j < slots_.size(); j++) {
+      std::atomic<uint64_t>& slot = slots_[(self + j) % slots_.size()].s;
+      uint64_t s = slot.load(std::memory_order_acquire);
+      while (gen_of(s) == gen && idx_of(s) < end_of(s)) {
+        if (!slot.compare_exchange_weak(s, s + 1, std::memory_order_acq_rel)) continue;
+        const int r = job_.run(job_, min_ + (int)idx_of(s));
+        if (r != 0) {
+          int zero = 0;
+          error_.compare_exchange_strong(zero, r, std::memory_order_relaxed);
+        }
+        ran++;
+        s = slot.load(std::memory_order_acquire);
       }
-      finished_.fetch_add(1, std::memory_order_release);
-      s = state_.load(std::memory_order_acquire);
     }
+    if (ran) finished_.fetch_add(ran, std::memory_order_release);
   }
 
-  void work() {
+  void work(size_t self) {
     t_in_job = true;  // a loop a job's body starts runs serially
     uint64_t seen = 0;  // the generation at construction: a job published before this thread
                         // got going is still this worker's to help with
@@ -107,7 +121,7 @@ class Pool {
         s = state_.load(std::memory_order_acquire);
       }
       seen = gen_of(s);
-      claim_all(seen);
+      claim_all(seen, self);
     }
   }
 
@@ -116,7 +130,11 @@ class Pool {
   std::mutex busy_;  // one job at a time; another caller runs serially
   ParJob job_{};
   int min_ = 0;
-  std::atomic<uint64_t> state_{0};
+  struct alignas(64) Slot {
+    std::atomic<uint64_t> s{0};
+  };
+  std::vector<Slot> slots_;    // per thread (0: the caller): gen | end | next index of its share
+  std::atomic<uint64_t> state_{0};  // the generation of the latest job (what workers wait on)
   std::atomic<int> finished_{0}, error_{0}, sleepers_{0};
   std::mutex sleep_mu_;
   std::condition_variable wake_;
