@@ -33,6 +33,16 @@ uint64_t idx_of(uint64_t s) { return s & kIdxMask; }
 
 thread_local bool t_in_job = false;
 
+// The loop on the calling thread alone; loops its body starts run serially too.
+int run_serially(const ParJob& job, int min, int extent) {
+  const bool was = t_in_job;
+  t_in_job = true;
+  int err = 0;
+  for (int i = min; i < min + extent && err == 0; i++) err = job.run(job, i);
+  t_in_job = was;
+  return err;
+}
+
 class Pool {
  public:
   explicit Pool(int workers)
@@ -43,7 +53,7 @@ class Pool {
 
   int run(const ParJob& job, int min, int extent) {
     std::unique_lock<std::mutex> busy(busy_, std::try_to_lock);
-    if (!busy.owns_lock() || threads_.empty()) return serial(job, min, extent);
+    if (!busy.owns_lock() || threads_.empty()) return run_serially(job, min, extent);
     job_ = job;
     min_ = min;
     error_.store(0, std::memory_order_relaxed);
@@ -68,15 +78,6 @@ class Pool {
   }
 
  private:
-  static int serial(const ParJob& job, int min, int extent) {
-    const bool was = t_in_job;
-    t_in_job = true;
-    int err = 0;
-    for (int i = min; i < min + extent && err == 0; i++) err = job.run(job, i);
-    t_in_job = was;
-    return err;
-  }
-
   // Runs indices of job `gen`: thread `self`'s own share first (its slot's cache line stays in
   // its core), then whatever is left in the others' (a late or slow thread's share is stolen
   // index by index). Counts what it ran into `finished_` once, at the end.
@@ -184,14 +185,7 @@ int spin_microseconds() {
 
 int spin_par_for(const ParJob& job, int min, int extent) {
   if (extent <= 0) return 0;
-  if (t_in_job || extent == 1 || extent > kMaxExtent) {
-    const bool was = t_in_job;
-    t_in_job = true;
-    int err = 0;
-    for (int i = min; i < min + extent && err == 0; i++) err = job.run(job, i);
-    t_in_job = was;
-    return err;
-  }
+  if (t_in_job || extent == 1 || extent > kMaxExtent) return run_serially(job, min, extent);
   return pool().run(job, min, extent);
 }
 
