@@ -23,8 +23,9 @@ namespace {
 // it saw (a worker that wakes late holds a stale generation and its compare-exchange fails); the
 // job's fields stay valid while any claimed index is unfinished, because the caller returns only
 // after `finished` reaches the extent.
-constexpr int kIdxBits = 22, kEndBits = 22;
+constexpr int kIdxBits = 22, kEndBits = 22, kGenBits = 64 - kIdxBits - kEndBits;
 constexpr uint64_t kIdxMask = (1ull << kIdxBits) - 1, kEndMask = (1ull << kEndBits) - 1;
+constexpr uint64_t kGenMask = (1ull << kGenBits) - 1;
 constexpr int kMaxExtent = (int)kIdxMask;
 
 uint64_t gen_of(uint64_t s) { return s >> (kIdxBits + kEndBits); }
@@ -58,14 +59,14 @@ class Pool {
     min_ = min;
     error_.store(0, std::memory_order_relaxed);
     finished_.store(0, std::memory_order_relaxed);
-    const uint64_t gen = (gen_of(state_.load(std::memory_order_relaxed)) + 1) & ((1ull << 20) - 1);
+    const uint64_t gen = (gen_.load(std::memory_order_relaxed) + 1) & kGenMask;
     // Thread k's share: [k E / n, (k + 1) E / n), the same part of every loop, so a task that
     // reads what the previous one wrote at the same indices finds it in its own core's caches.
     const uint64_t n = slots_.size(), E = (uint64_t)extent;
     for (uint64_t k = 0; k < n; k++)
       slots_[k].s.store((gen << (kIdxBits + kEndBits)) | ((k + 1) * E / n) << kIdxBits | (k * E / n),
                         std::memory_order_relaxed);
-    state_.store(gen << (kIdxBits + kEndBits), std::memory_order_seq_cst);
+    gen_.store(gen, std::memory_order_seq_cst);
     if (sleepers_.load(std::memory_order_seq_cst) > 0) {
       std::lock_guard<std::mutex> lock(sleep_mu_);
       wake_.notify_all();
@@ -105,23 +106,23 @@ class Pool {
     uint64_t seen = 0;  // the generation at construction: a job published before this thread
                         // got going is still this worker's to help with
     for (;;) {
-      uint64_t s = state_.load(std::memory_order_acquire);
-      if (gen_of(s) == seen) {
+      uint64_t gen = gen_.load(std::memory_order_acquire);
+      if (gen == seen) {
         const auto deadline = std::chrono::steady_clock::now() + spin_;
-        for (int k = 0; gen_of(s) == seen; k++) {
+        for (int k = 0; gen == seen; k++) {
           _mm_pause();
           if ((k & 63) == 63 && std::chrono::steady_clock::now() > deadline) break;
-          s = state_.load(std::memory_order_acquire);
+          gen = gen_.load(std::memory_order_acquire);
         }
       }
-      if (gen_of(s) == seen) {
+      if (gen == seen) {
         std::unique_lock<std::mutex> lock(sleep_mu_);
         sleepers_.fetch_add(1, std::memory_order_seq_cst);
-        wake_.wait(lock, [&] { return gen_of(state_.load(std::memory_order_seq_cst)) != seen; });
+        wake_.wait(lock, [&] { return gen_.load(std::memory_order_seq_cst) != seen; });
         sleepers_.fetch_sub(1, std::memory_order_relaxed);
-        s = state_.load(std::memory_order_acquire);
+        gen = gen_.load(std::memory_order_acquire);
       }
-      seen = gen_of(s);
+      seen = gen;
       claim_all(seen, self);
     }
   }
@@ -135,7 +136,7 @@ class Pool {
     std::atomic<uint64_t> s{0};
   };
   std::vector<Slot> slots_;    // per thread (0: the caller): gen | end | next index of its share
-  std::atomic<uint64_t> state_{0};  // the generation of the latest job (what workers wait on)
+  std::atomic<uint64_t> gen_{0};  // the generation of the latest job (what workers wait on)
   std::atomic<int> finished_{0}, error_{0}, sleepers_{0};
   std::mutex sleep_mu_;
   std::condition_variable wake_;
@@ -177,10 +178,11 @@ Pool& pool() {
 
 int spin_microseconds() {
   if (const char* env = std::getenv("TLM_SPIN_US")) {
-    int us = std::atoi(env);
-    if (us >= 0) return us;
+    char* end = nullptr;
+    const long us = std::strtol(env, &end, 10);
+    if (end != env && *end == '\0' && us >= 0 && us <= 10000000) return (int)us;
   }
-  return 2000;
+  return 2000;  // unset, or not a whole number of microseconds (not silently 0)
 }
 
 int spin_par_for(const ParJob& job, int min, int extent) {

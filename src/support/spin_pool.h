@@ -20,7 +20,8 @@
 //                                   returns the first nonzero result
 //                                   (Halide's error code), 0 when all succeeded. A call from inside
 //                                   a job, or while another thread's job runs, runs serially.
-//   spin_microseconds()             how long an idle worker spins: TLM_SPIN_US if set, else 2000;
+//   spin_microseconds()             how long an idle worker spins: TLM_SPIN_US if it is a whole
+//                                   number (0 - 10^7), else 2000;
 //                                   0 leaves the pipelines on Halide's own pool.
 //
 // Workers start on the first call and live for the process. The JIT pipelines (lower/lower.cc) and

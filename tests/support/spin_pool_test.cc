@@ -13,6 +13,8 @@
 #include <cstdlib>
 #include <mutex>
 #include <set>
+#include <string>
+#include <utility>
 #include <thread>
 #include <vector>
 
@@ -128,6 +130,18 @@ TEST(SpinPool, RunsOnTwoThreadsInTheProcessAndInAForkedChild) {
   ASSERT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 0) << "the forked child's loop ran on one thread";
   EXPECT_EQ(threads_used(), 2);
+}
+
+TEST(SpinPool, SpinMicrosecondsReadsOnlyWholeNumbers) {
+  const char* saved = std::getenv("TLM_SPIN_US");
+  const std::string keep = saved ? saved : "";
+  for (auto [text, want] : std::vector<std::pair<const char*, int>>{
+           {"0", 0}, {"150", 150}, {"abc", 2000}, {"", 2000}, {"-5", 2000}, {"12x", 2000}}) {
+    setenv("TLM_SPIN_US", text, 1);
+    EXPECT_EQ(spin_microseconds(), want) << "TLM_SPIN_US='" << text << "'";
+  }
+  if (saved) setenv("TLM_SPIN_US", keep.c_str(), 1);
+  else unsetenv("TLM_SPIN_US");
 }
 
 }  // namespace
