@@ -23,6 +23,22 @@ bool exists(const std::string& path) {
   return ::stat(path.c_str(), &st) == 0;
 }
 
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// Builds the artifact in `dir`, expects its runner to verify, and removes it.
+void expect_builds_and_verifies(const std::string& dir) {
+  ::testing::internal::CaptureStdout();
+  int code = build_and_verify_artifact(dir);
+  std::string out = ::testing::internal::GetCapturedStdout();
+  EXPECT_EQ(code, 0) << out;
+  std::system(("rm -rf '" + dir + "'").c_str());
+}
+
 // Artifact options for tiny_model with these best sentences, its input and the interpreter's
 // output, in a fresh directory under TMPDIR named after `tag`.
 ArtifactOptions tiny_artifact(const Graph& g, const std::vector<std::string>& best,
@@ -89,13 +105,6 @@ TEST(Artifact, BuildsAndVerifiesWithRecordedPrograms) {
   std::system(("rm -rf '" + ao.dir + "'").c_str());
 }
 
-std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 // The tasks' parallel loops run on tlm's spin pool (support/spin_pool.h, copied into the
 // artifact), unless `tlm compile` ran with TLM_SPIN_US=0; both build and verify.
 TEST(Artifact, ThreadPoolHookFollowsTlmSpinUs) {
@@ -117,11 +126,7 @@ TEST(Artifact, ThreadPoolHookFollowsTlmSpinUs) {
     EXPECT_EQ(read_text(ao.dir + "/support/spin_pool.cc").find("#include \"support/threads.h\""),
               std::string::npos)
         << "the artifact's copy must build on its own";
-    ::testing::internal::CaptureStdout();
-    int code = build_and_verify_artifact(ao.dir);
-    std::string out = ::testing::internal::GetCapturedStdout();
-    EXPECT_EQ(code, 0) << out;
-    std::system(("rm -rf '" + ao.dir + "'").c_str());
+    expect_builds_and_verifies(ao.dir);
   }
 }
 
@@ -159,11 +164,7 @@ TEST(Artifact, PrepackedWeightsVerify) {
   ArtifactOptions ao = tiny_artifact(g, best, "prepacked");
   ArtifactReport r = emit_artifact(g, p, hw, ao);
   EXPECT_EQ(r.tuned_tasks, (int)p.tasks.size());
-  ::testing::internal::CaptureStdout();
-  int code = build_and_verify_artifact(ao.dir);
-  std::string out = ::testing::internal::GetCapturedStdout();
-  EXPECT_EQ(code, 0) << out;
-  std::system(("rm -rf '" + ao.dir + "'").c_str());
+  expect_builds_and_verifies(ao.dir);
 }
 
 // Graph outputs computed by tasks are written straight into the caller's buffers, except one
@@ -182,18 +183,12 @@ TEST(Artifact, OutputsReadByLaterTasksAndRepeatedOutputsVerify) {
   ASSERT_GE(p.tasks.size(), 2u) << "b must be an output that a later task reads";
   ArtifactOptions ao = tiny_artifact(g, std::vector<std::string>(p.tasks.size()), "outputs");
   emit_artifact(g, p, detect_hardware(), ao);
-  std::ifstream model(ao.dir + "/model.cc");
-  std::stringstream text;
-  text << model.rdbuf();
-  EXPECT_NE(text.str().find("].buf.host = (uint8_t*)outputs[1];"), std::string::npos)
+  const std::string text = read_text(ao.dir + "/model.cc");
+  EXPECT_NE(text.find("].buf.host = (uint8_t*)outputs[1];"), std::string::npos)
       << "the output named once is written in place";
-  EXPECT_NE(text.str().find("std::memcpy(outputs[0]"), std::string::npos)
+  EXPECT_NE(text.find("std::memcpy(outputs[0]"), std::string::npos)
       << "the repeated output is copied";
-  ::testing::internal::CaptureStdout();
-  int code = build_and_verify_artifact(ao.dir);
-  std::string out = ::testing::internal::GetCapturedStdout();
-  EXPECT_EQ(code, 0) << out;
-  std::system(("rm -rf '" + ao.dir + "'").c_str());
+  expect_builds_and_verifies(ao.dir);
 }
 
 }  // namespace
