@@ -16,7 +16,7 @@ namespace {
 
 struct CompileCliOptions {
   std::string model;
-  std::string layout = "nchw";  // --layout
+  std::string layout = "auto";  // --layout
   std::vector<std::string> dims;
   uint64_t seed = 0;
   std::string records;  // empty: every task with its default schedule

@@ -23,7 +23,7 @@ constexpr int kTaskMapVersion = 1;
 
 struct ExtractOptions {
   std::string model;              // zoo spec or .onnx path
-  std::string layout = "nchw";  // --layout
+  std::string layout = "auto";  // --layout
   std::vector<std::string> dims;  // --dim NAME=VALUE
   uint64_t seed = 0;              // zoo weights
   std::string json_path;          // --json: write the task map here

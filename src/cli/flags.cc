@@ -11,8 +11,9 @@ void add_model_flags(CLI::App* cmd, std::string* model, std::vector<std::string>
       ->take_all();
   cmd->add_option("--seed", *seed, seed_help)->capture_default_str();
   cmd->add_option("--layout", *layout,
-                  "activation layout of convolutions: nchw, or nchwc (channels blocked by the "
-                  "CPU's vector lanes; nchw8c / nchw16c to choose the block)")
+                  "activation layout of convolutions: nchw, nchwc (channels blocked by the "
+                  "CPU's vector lanes; nchw8c / nchw16c to choose the block), or auto (a zoo "
+                  "spec's own @layout suffix, else nchwc)")
       ->capture_default_str();
 }
 

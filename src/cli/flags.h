@@ -2,7 +2,7 @@
 // every --help:
 //
 //   add_model_flags(cmd, ...)   MODEL (zoo spec or .onnx path), --dim NAME=VALUE, --seed,
-//                               --layout (nchw | nchwc | nchw<B>c: graph/passes.h block_channels)
+//                               --layout (auto | nchw | nchwc | nchw<B>c: graph/passes.h block_channels)
 //   describe_inputs(g)          "input f32[1,3,224,224], ..." for the first line of a command
 #pragma once
 

@@ -52,14 +52,17 @@ Graph load_model(const std::string& text, const std::map<std::string, int64_t>& 
                  uint64_t seed, const std::string& layout) {
   // A zoo spec may carry its layout ("resnet50:image=160@nchw16c", as the workload lists write
   // it), unless --layout says otherwise.
+  // "auto" (the default of the commands that deploy a model) blocks the channels by the CPU's
+  // vector lanes: the layout tuned programs are fastest in (docs/layout.md).
   std::string spec = text, lay = layout;
   auto [zoo, suffix] = split_layout(text);
   if (!suffix.empty() && is_zoo_name(zoo)) {
-    TLM_USER_CHECK(layout == "nchw" || layout == suffix)
+    TLM_USER_CHECK(layout == "auto" || layout == "nchw" || layout == suffix)
         << "'" << text << "' names layout " << suffix << " but --layout says " << layout;
     spec = zoo;
     lay = suffix;
   }
+  if (lay == "auto") lay = "nchwc";
   // The machine's lanes matter only to "nchwc" (no hardware probe for the other layouts).
   const int block = layout_block(lay, lay == "nchwc" ? detect_hardware().vector_bits / 32 : 0);
   Graph g;

@@ -23,7 +23,10 @@ namespace tlm {
 std::map<std::string, int64_t> parse_dims(const std::vector<std::string>& flags);
 
 // `layout`: "nchw" (as imported), "nchwc" (convolutions channel-blocked by the host's vector
-// lanes, graph/passes.h block_channels) or "nchw<B>c" (blocked by B); UserError otherwise.
+// lanes, graph/passes.h block_channels), "nchw<B>c" (blocked by B) or "auto" (nchwc); UserError
+// otherwise. A zoo spec's own suffix ("resnet50@nchw16c", the workload lists' spelling) wins over
+// "auto" and "nchw"; any other layout that disagrees with it is an error. A model without
+// convolutions is the same in every layout.
 Graph load_model(const std::string& text, const std::map<std::string, int64_t>& dims,
                  uint64_t seed, const std::string& layout = "nchw");
 

@@ -41,7 +41,7 @@ namespace {
 
 struct RunOptions {
   std::string model;
-  std::string layout = "nchw";  // --layout
+  std::string layout = "auto";  // --layout
   std::vector<std::string> dims;
   uint64_t seed = 0;                // zoo weights and random inputs
   std::vector<std::string> inputs;  // --input IN.pb, graph-input order; empty: random inputs

@@ -14,7 +14,7 @@ namespace {
 
 struct TuneCliOptions {
   std::string model;
-  std::string layout = "nchw";  // --layout
+  std::string layout = "auto";  // --layout
   std::vector<std::string> dims;
   uint64_t seed = 0;
   TuneOptions tune;

@@ -268,6 +268,25 @@ TEST(CliRun, ChannelBlockedLayoutVerifies) {
                "names layout nchw8c but --layout says nchw16c");
 }
 
+// The commands that deploy a model block its channels unless told otherwise (--layout auto);
+// `generate` writes a workload as named (the lists spell the blocked ones with a suffix).
+TEST(CliRun, DefaultLayoutIsBlockedExceptForGenerate) {
+  for (const char* cmd : {"extract resnet18:image=32", "extract resnet18:image=32 --layout auto"}) {
+    Result r = run_tlm(cmd);
+    EXPECT_EQ(r.code, 0) << r.output;
+    EXPECT_NE(r.output.find("conv2d_nchwc"), std::string::npos) << cmd << "\n" << r.output;
+  }
+  Result plain = run_tlm("extract resnet18:image=32 --layout nchw");
+  EXPECT_EQ(plain.code, 0) << plain.output;
+  EXPECT_EQ(plain.output.find("nchwc"), std::string::npos) << plain.output;
+  EXPECT_NE(plain.output.find("conv2d"), std::string::npos) << plain.output;
+  Result gen = run_tlm("generate resnet18:image=32 --task 0 --expert");
+  EXPECT_EQ(gen.code, 0) << gen.output;
+  EXPECT_EQ(gen.output.find("ConvNchwc"), std::string::npos) << gen.output;
+  // A suffix spec keeps its own layout under auto.
+  expect_output(run_tlm("extract resnet18:image=32@nchw8c --layout auto"), 0, {"[1,8,16,16,8]"});
+}
+
 TEST(CliRun, AloneTimesEveryTaskBesideItsInModelTime) {
   Result r = run_tlm("run resnet18:image=32 --repeat 2 --no-verify --alone");
   EXPECT_EQ(r.code, 0) << r.output;
