@@ -175,6 +175,7 @@ def main():
     ap.add_argument("--separate", default="", help="set names timed in runs of their own")
     ap.add_argument("--timeout", type=float, default=10800)
     ap.add_argument("--redo", action="store_true")
+    ap.add_argument("--layout", default="auto", help="tlm run's --layout (as the records were tuned)")
     ap.add_argument("--tlm", default=os.path.join(ROOT, "build", "tlm"),
                     help="the tlm binary (run.sh passes TLM_BIN)")
     a = ap.parse_args()
@@ -265,7 +266,8 @@ def main():
         """One `tlm run` of these sets (beside the defaults); returns (rc, parsed output)."""
         specs = ["tlm" if n == "tlm" else f"{n}={sets[n]['records']}" for n in run_sets]
         cmd = pin + [a.tlm, "run", onnx, "--threads", str(t),
-                     "--repeat", str(a.repeat), "--schedules", ",".join(specs), "--csv", csv_path]
+                     "--repeat", str(a.repeat), "--schedules", ",".join(specs), "--csv", csv_path,
+                     "--layout", a.layout]
         if "tlm" in run_sets:
             cmd += ["--model", ckpt]
         env = {"HL_BEAM_SIZE": "1"} if "adams-greedy" in run_sets else {}

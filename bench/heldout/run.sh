@@ -39,6 +39,8 @@
 #   FINAL_TIMEOUT=10800  seconds one `tlm run` may take before it is stopped
 #   REDO=1               final: re-run models whose final results are complete
 #   DRY_RUN=1            tune: print how the runs are spread over the lanes, run nothing
+#   LAYOUT=auto          tlm's --layout for every tune and final run (auto = nchwc, the default since
+#                        session 26; nchw for the records of the earlier runs)
 #   TLM_BIN=PATH         the tlm binary (default build/tlm); point it at a copy to keep building
 #                        while a long run goes on
 #
@@ -143,7 +145,7 @@ tune_one() {  # tune_one MODEL STRATEGY TRIALS THREADS CPU("" = not pinned) LANE
     return 0
   fi
   local cmd=("$tlm_bin" tune "$onnx_dir/$m.onnx" --strategy "$s" --trials-per-task "$b"
-    --records "$rec" --threads "$t" --seed 0 --quiet) env=() pin=()
+    --records "$rec" --threads "$t" --seed 0 --quiet --layout "${LAYOUT:-auto}") env=() pin=()
   [[ ${TUNE_E2E:-0} == 1 ]] || cmd+=(--no-e2e)
   if [[ $s == halide-adams2019-greedy ]]; then
     env=(env HL_BEAM_SIZE=1)
@@ -268,7 +270,7 @@ final() {  # final THREADS
   mkdir -p "$results/final"
   local args=(--results "$results" --onnx-dir "$onnx_dir" --threads "$t"
     --repeat "${REPEAT:-10}" --peer-repeats "${PEER_REPEATS:-10}" --timeout "${FINAL_TIMEOUT:-10800}"
-    --tlm "$tlm_bin")
+    --tlm "$tlm_bin" --layout "${LAYOUT:-auto}")
   ((t == 1)) && args+=(--cpu "${FINAL_CPU:-0}")
   [[ -n $tlm_model ]] && args+=(--tlm-model "$tlm_model")
   [[ -n ${FINAL_SEPARATE:-} ]] && args+=(--separate "$FINAL_SEPARATE")

@@ -29,7 +29,7 @@ grep -v '^#' bench/subgraph/tasks.txt | while read -r label spec task; do
     echo "== $(date +%H:%M:%S) $label ($spec task $task) $name"
     "${pin[@]}" ./build/tlm tune "$spec" --tasks "$task" --strategy tlm --model "$c" \
       --trials-per-task "$k" --records "$out/$name.jsonl" --no-e2e --quiet --remeasure 0 \
-      --threads "${THREADS:-1}" --seed 0 | grep -E 'measurements:' || true
+      --threads "${THREADS:-1}" --seed 0 --layout nchw | grep -E 'measurements:' || true
   done
 done
 /usr/bin/python3 bench/lm/compare_models.py "$out" "$@"

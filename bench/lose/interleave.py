@@ -21,7 +21,7 @@ same turns, e.g. before/after a change).
 
 Environment and flags of each variant: NAME=RECORDS@K=V;K=V sets variables for its `tlm compile`
 (e.g. TLM_WEIGHT_BLOCKS=0), and a key that starts with -- is a flag of it (e.g.
-@--layout=nchwc for records tuned on channel-blocked activations). Pin the script to the cores of --threads (taskset); HL_NUM_THREADS is set
+@--layout=nchw for records tuned on plain activations: `tlm compile`'s default is auto = nchwc). Pin the script to the cores of --threads (taskset); HL_NUM_THREADS is set
 to --threads for the artifacts' Halide thread pool.
 """
 import argparse

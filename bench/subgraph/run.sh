@@ -14,6 +14,7 @@
 # shipped models/tlm.ckpt); NAME=... (env) names the records file instead of STRATEGY (e.g. one
 # per checkpoint: NAME=tlm-round8); LABELS=REGEX (env) runs only the tasks whose label matches;
 # TLM_BIN=PATH (env) the tlm binary (default build/tlm: point it at a copy to keep building).
+# The task ids of the lists count the tasks of the plain (--layout nchw) models.
 set -euo pipefail
 # TASKS and OUT are taken relative to the directory this is started from.
 tasks=$(realpath -m "${TASKS:-$(dirname "$0")/tasks.txt}")
@@ -40,6 +41,6 @@ grep -v '^#' "$tasks" | while read -r label spec task; do
   [[ -n "${LABELS:-}" && ! $label =~ ${LABELS} ]] && continue
   echo "== $(date +%H:%M:%S) $name $label ($spec task $task)"
   "${pin[@]}" "$tlm" tune "$spec" --tasks "$task" --strategy "$strategy" \
-    --trials-per-task "$trials" --records "$out/$name.jsonl" --no-e2e --quiet \
+    --trials-per-task "$trials" --records "$out/$name.jsonl" --no-e2e --quiet --layout nchw \
     "${threads[@]}" "${model[@]}" --seed 0 | grep -E '^ *[0-9]+ |measurements:'
 done
