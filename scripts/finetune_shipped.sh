@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Fine-tunes the shipped language model (models/tlm.ckpt) from the pre-trained base
+# (models/tlm-base.ckpt) on every committed training record (scripts/shipped_records.sh), with
+# the settings that measured best (BENCHMARKS.md: the best four programs per task and machine,
+# weighted by speed, two epochs). Resumable (OUT.last). Deterministic for the same records and
+# seed. Run from the root:
+#   scripts/finetune_shipped.sh [OUT.ckpt=models/tlm.ckpt] [TLM_BINARY=./build/tlm]
+set -eu
+out=${1:-models/tlm.ckpt}
+tlm=${2:-./build/tlm}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+mapfile -t records < <(scripts/shipped_records.sh "$tmp")
+"$tlm" finetune --records "${records[@]}" --top-k 4 --weighting speed --epochs 2 -o "$out"

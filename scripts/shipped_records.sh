@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# The measurement records the shipped models learn from, unpacked into DIR (one per line on
+# stdout): the three loops' measurements (bench/results/loop*/loop-dir.tar.gz: AMD EPYC Zen 1 at
+# one core, Zen 4 and Zen 5 at two) and the measured expert programs of every training task
+# (bench/results/zero-shot/expert-train*.jsonl.gz: Zen 4, Zen 5). Only training workloads:
+# `tlm finetune` and `tlm ranker train` also leave out every held-out task by key.
+# Used by scripts/finetune_shipped.sh and scripts/train_ranker.sh. Run from the root:
+#   scripts/shipped_records.sh DIR
+set -eu
+dir=${1:?usage: scripts/shipped_records.sh DIR}
+mkdir -p "$dir"
+for l in loop loop-zen4 loop-zen5; do
+  tar xzf "bench/results/$l/loop-dir.tar.gz" -C "$dir" "$l/records.jsonl"
+  echo "$dir/$l/records.jsonl"
+done
+ls bench/results/zero-shot/expert-train*.jsonl.gz
