@@ -10,5 +10,8 @@ out=${1:-models/tlm.ckpt}
 tlm=${2:-./build/tlm}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-mapfile -t records < <(scripts/shipped_records.sh "$tmp")
+# An assignment, not `< <(...)`: a missing archive stops the script (set -e) instead of
+# training on fewer records.
+list=$(scripts/shipped_records.sh "$tmp")
+mapfile -t records <<< "$list"
 "$tlm" finetune --records "${records[@]}" --top-k 4 --weighting speed --epochs 2 -o "$out"

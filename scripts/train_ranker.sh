@@ -10,6 +10,9 @@ out=${1:-models/ranker.json}
 tlm=${2:-./build/tlm}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-mapfile -t records < <(scripts/shipped_records.sh "$tmp")
+# An assignment, not `< <(...)`: a missing archive stops the script (set -e) instead of
+# training on fewer records.
+list=$(scripts/shipped_records.sh "$tmp")
+mapfile -t records <<< "$list"
 # shellcheck disable=SC2086
 "$tlm" ranker train --records "${records[@]}" ${EXTRA_RECORDS:-} -o "$out"

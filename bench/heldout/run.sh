@@ -58,6 +58,7 @@ onnx_dir=$(realpath -m "${ONNX_DIR:-$root/bench/results/e2e/onnx}")
 tlm_model=""
 [[ -n "${TLM_MODEL:-}" ]] && tlm_model=$(realpath -m "$TLM_MODEL")
 tlm_bin=$(realpath -m "${TLM_BIN:-$root/build/tlm}")
+layout=${LAYOUT:-auto}
 [[ -x $tlm_bin ]] || { echo "error: no tlm binary at $tlm_bin (build it, or set TLM_BIN)" >&2; exit 1; }
 cd "$root"
 read -r -a models <<< "${MODELS:-resnet50 mobilenet_v2 bert-base gpt2}"
@@ -145,7 +146,7 @@ tune_one() {  # tune_one MODEL STRATEGY TRIALS THREADS CPU("" = not pinned) LANE
     return 0
   fi
   local cmd=("$tlm_bin" tune "$onnx_dir/$m.onnx" --strategy "$s" --trials-per-task "$b"
-    --records "$rec" --threads "$t" --seed 0 --quiet --layout "${LAYOUT:-auto}") env=() pin=()
+    --records "$rec" --threads "$t" --seed 0 --quiet --layout "$layout") env=() pin=()
   [[ ${TUNE_E2E:-0} == 1 ]] || cmd+=(--no-e2e)
   if [[ $s == halide-adams2019-greedy ]]; then
     env=(env HL_BEAM_SIZE=1)
@@ -270,7 +271,7 @@ final() {  # final THREADS
   mkdir -p "$results/final"
   local args=(--results "$results" --onnx-dir "$onnx_dir" --threads "$t"
     --repeat "${REPEAT:-10}" --peer-repeats "${PEER_REPEATS:-10}" --timeout "${FINAL_TIMEOUT:-10800}"
-    --tlm "$tlm_bin" --layout "${LAYOUT:-auto}")
+    --tlm "$tlm_bin" --layout "$layout")
   ((t == 1)) && args+=(--cpu "${FINAL_CPU:-0}")
   [[ -n $tlm_model ]] && args+=(--tlm-model "$tlm_model")
   [[ -n ${FINAL_SEPARATE:-} ]] && args+=(--separate "$FINAL_SEPARATE")

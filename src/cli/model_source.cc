@@ -51,9 +51,9 @@ std::map<std::string, int64_t> parse_dims(const std::vector<std::string>& flags)
 Graph load_model(const std::string& text, const std::map<std::string, int64_t>& dims,
                  uint64_t seed, const std::string& layout) {
   // A zoo spec may carry its layout ("resnet50:image=160@nchw16c", as the workload lists write
-  // it), unless --layout says otherwise.
-  // "auto" (the default of the commands that deploy a model) blocks the channels by the CPU's
-  // vector lanes: the layout tuned programs are fastest in (docs/layout.md).
+  // it), unless --layout names another one. Otherwise "auto" (the default of the commands that
+  // deploy a model) blocks the channels by the CPU's vector lanes: the layout tuned programs are
+  // fastest in (docs/layout.md).
   std::string spec = text, lay = layout;
   auto [zoo, suffix] = split_layout(text);
   if (!suffix.empty() && is_zoo_name(zoo)) {
