@@ -22,6 +22,7 @@
 
 #include "cli/commands.h"
 #include "cli/flags.h"
+#include "cli/lm_schedules.h"
 #include "cli/model_source.h"
 #include "frontend/tensor_proto.h"
 #include "graph/interpreter.h"
@@ -107,58 +108,12 @@ ScheduleSet parse_schedule_set(std::string spec, const RunOptions& o) {
   return s;
 }
 
-// How many of the model's tasks are among `hashes` (hex_hash of task keys): the held-out check.
-int tasks_among(const Partition& p, const std::set<std::string>& hashes) {
-  int seen = 0;
-  for (const Task& t : p.tasks) seen += hashes.count(hex_hash(t.sub.key)) ? 1 : 0;
-  return seen;
-}
-
-// Per task, the language model's zero-shot program as a sentence (tune's zero-shot strategy).
-// Says how many of the tasks the model was fine-tuned on (none, for a held-out workload) and
-// how many of the chosen programs are expert programs.
-std::vector<std::string> tlm_schedules(const Partition& p, const HardwareInfo& hw,
-                                       const std::string& model_path, const std::string& label,
-                                       const std::string& mode, const std::string& ranker_path) {
-  ZeroShotOptions zo = zero_shot_mode(mode);
-  const std::unique_ptr<Ranker> ranker = load_zero_shot_ranker(zo, ranker_path);
-  zo.ranker = ranker.get();
-  if (ranker)
-    std::printf("%s: %d of %zu tasks were among the ranker's training tasks\n", label.c_str(),
-                tasks_among(p, ranker->task_hashes()), p.tasks.size());
-  set_model_threads(compute_threads());
-  TlmModel m = load_model_or_default(model_path);
-  std::set<std::string> learned;
-  if (finetuned_task_hashes(m, &learned)) {
-    std::printf("%s: %d of %zu tasks were among the model's fine-tuning demonstrations\n",
-                label.c_str(), tasks_among(p, learned), p.tasks.size());
-  } else {
-    std::printf("%s: the checkpoint does not list the tasks it was fine-tuned on\n", label.c_str());
-  }
-  std::vector<std::string> out(p.tasks.size());
-  ProgressLine progress(true, label + ": writing schedules", (int64_t)p.tasks.size());
-  int experts = 0;
-  for (size_t i = 0; i < p.tasks.size(); i++) {
-    LoweredTask lt = lower_subgraph(p.tasks[i].sub);
-    TaskSpace space = build_space(lt, hw);
-    TaskPrinter printer(p.tasks[i].sub, hw, space);
-    ZeroShotChoice c = zero_shot_program(*m.lm, m.tok, printer, hw, zo);
-    experts += c.expert ? 1 : 0;
-    out[i] = printer.text(c.program);
-    progress.update((int64_t)i + 1, "task " + std::to_string(p.tasks[i].id));
-  }
-  progress.finish();
-  std::printf("%s: zero-shot mode %s; %d of %zu chosen programs are expert programs\n",
-              label.c_str(), mode.c_str(), experts, p.tasks.size());
-  return out;
-}
-
 // Fills set.best: written by the model, or read from the records.
 void choose_schedules(ScheduleSet& set, const Partition& p, const HardwareInfo& hw,
                       const std::string& ranker_path) {
   const double t0 = now_s();
   if (set.kind == ScheduleSet::Model) {
-    set.best = tlm_schedules(p, hw, set.path, set.label, set.zero_shot, ranker_path);
+    set.best = lm_schedules(p, hw, set.path, set.label, set.zero_shot, ranker_path);
     std::printf("%s: %zu schedules written in %.1f s (no measurement)\n", set.label.c_str(),
                 set.best.size(), now_s() - t0);
   } else if (set.kind == ScheduleSet::Records) {

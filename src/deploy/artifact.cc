@@ -340,6 +340,16 @@ void copy_runtime_header(const std::string& dir) {
   TLM_USER_ERROR() << "HalideRuntime.h not found (install libhalide14-dev)";
 }
 
+// One line per task: "task <id> <kind>: <program>", the program a sentence, an autoscheduler
+// marker or "default" -- what the artifact was compiled with, readable by `tlm show`.
+std::string schedules_text(const Partition& p, const std::vector<std::string>& best) {
+  std::string out;
+  for (size_t i = 0; i < p.tasks.size(); i++)
+    out += "task " + std::to_string(p.tasks[i].id) + " " + p.tasks[i].sub.kind + ": " +
+           (best[i].empty() ? std::string("default") : best[i]) + "\n";
+  return out;
+}
+
 }  // namespace
 
 ArtifactReport emit_artifact(const Graph& g, const Partition& p, const HardwareInfo& hw,
@@ -425,6 +435,7 @@ ArtifactReport emit_artifact(const Graph& g, const Partition& p, const HardwareI
                                                plan.arena_bytes, o.model_name));
   write_file(o.dir + "/main.cc", runner_source(o.atol, o.rtol));
   write_file(o.dir + "/build.sh", kBuildScript);
+  write_file(o.dir + "/schedules.txt", schedules_text(p, o.best));
   write_file(o.dir + "/par_for.cc", par_for_source());
   make_dir(o.dir + "/support");
   write_file(o.dir + "/support/spin_pool.h", kSpinPoolHeader);

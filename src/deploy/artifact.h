@@ -1,4 +1,5 @@
-// `tlm compile`: a deployable artifact of a model with the best recorded schedules. The directory
+// `tlm compile`: a deployable artifact of a model with the best recorded schedules (or the
+// language model's, `tlm compile --tlm`; ArtifactOptions::best is where they come in). The directory
 // holds everything needed to run the model without tlm or Halide installed:
 //
 //   task_<id>.o / .h   one ahead-of-time compiled Halide function per task, scheduled with the
@@ -11,6 +12,8 @@
 //   main.cc            the runner: loads weights and input_<i>.bin, runs, compares with
 //                      expected_<i>.bin (the interpreter's outputs), times; exit 0 on PASS
 //   HalideRuntime.h, build.sh    `sh build.sh` links `runner` with the system C++ compiler
+//   schedules.txt      per task, the program it was compiled with ("task <id> <kind>: <sentence>",
+//                      or "default")
 //
 // emit_artifact() writes the directory; build_and_verify_artifact() runs build.sh and the runner
 // (tlm compile does both unless --no-build).

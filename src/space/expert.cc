@@ -331,6 +331,18 @@ std::vector<Target> targets(const Roles& roles, const SpaceStage& st) {
       t.kchunk = 256;
       t.panel = 256;
       out.push_back(t);
+      // MLAS's SGEMM with a constant B: B packed once (a constant operand packed at root is
+      // packed when the model loads), each register block summing the whole reduction (level 3)
+      // over a panel of 8 row blocks. The long searches' best program of every BERT-base and
+      // GPT-2 dense task on Zen 5 has this form (BENCHMARKS.md, session 27), 15-20% ahead of
+      // the two forms above.
+      t.level = 3;
+      t.pack_last = kPackRoot;
+      t.kchunk = 64;
+      t.panel = (int64_t)a * st.lanes * 4;
+      t.rows = (int64_t)r * 8;
+      t.unroll = 128;
+      out.push_back(t);
     }
   }
   // A matrix-vector product (one row, e.g. a classifier on a pooled vector): besides the blocks

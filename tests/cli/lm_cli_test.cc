@@ -184,6 +184,37 @@ TEST(LmCli, RunWithTlmSchedulesVerifiesBoth) {
   EXPECT_NE(missing.output.find("none.ckpt"), std::string::npos) << missing.output;
 }
 
+// `tlm compile --tlm`: an artifact with the model's zero-shot programs, built and verified by its
+// runner; schedules.txt names a program (not "default") for every task.
+TEST(LmCli, CompileWithTlmSchedulesVerifies) {
+  const std::string& ckpt = checkpoint();
+  const std::string out = dir() + "/art_tlm";
+  Result c = run_tlm("compile bert-tiny:seq=16 --tlm --zero-shot experts --model " + ckpt +
+                     " -o " + out);
+  ASSERT_EQ(c.code, 0) << c.output;
+  EXPECT_NE(c.output.find("verify: PASS"), std::string::npos) << c.output;
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(c.output, m, std::regex("wrote .*: ([0-9]+) tasks \\(([0-9]+) with "
+                                                        "the language model's program")))
+      << c.output;
+  EXPECT_EQ(m[1], m[2]);
+  std::ifstream f(out + "/schedules.txt");
+  std::string line;
+  int lines = 0;
+  for (; std::getline(f, line); lines++) {
+    EXPECT_EQ(line.find(": default"), std::string::npos) << line;
+    EXPECT_NE(line.find(" isa="), std::string::npos) << line;  // a sentence with its hardware
+  }
+  EXPECT_EQ(lines, std::stoi(m[1]));
+  Result both = run_tlm("compile bert-tiny:seq=16 --tlm --records " + out + "/schedules.txt -o " +
+                        out + "2");
+  EXPECT_EQ(both.code, 1) << both.output;
+  EXPECT_NE(both.output.find("excludes"), std::string::npos) << both.output;
+  Result mode = run_tlm("compile bert-tiny:seq=16 --tlm --zero-shot best -o " + out + "3");
+  EXPECT_EQ(mode.code, 1) << mode.output;
+  EXPECT_NE(mode.output.find("best"), std::string::npos) << mode.output;
+}
+
 TEST(LmCli, BadCheckpointsAreOneMessage) {
   Result missing = run_tlm("generate bert-tiny:seq=16 --task 1 --model " + dir() + "/none.ckpt");
   EXPECT_EQ(missing.code, 1);

@@ -84,6 +84,18 @@ TEST(Artifact, BuildsAndVerifiesWithRecordedPrograms) {
     EXPECT_TRUE(exists(ao.dir + "/" + f)) << f;
   for (const Task& t : p.tasks)
     EXPECT_TRUE(exists(ao.dir + "/task_" + std::to_string(t.id) + ".o")) << t.id;
+  // schedules.txt: each task's program, as compiled.
+  {
+    std::ifstream f(ao.dir + "/schedules.txt");
+    std::string line;
+    size_t i = 0;
+    for (; std::getline(f, line); i++) {
+      ASSERT_LT(i, p.tasks.size()) << line;
+      EXPECT_EQ(line, "task " + std::to_string(p.tasks[i].id) + " " + p.tasks[i].sub.kind + ": " +
+                          best[i]);
+    }
+    EXPECT_EQ(i, p.tasks.size());
+  }
 
   ::testing::internal::CaptureStdout();
   int code = build_and_verify_artifact(ao.dir);
