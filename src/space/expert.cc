@@ -302,7 +302,11 @@ Target conv_target(int a, int r, int lanes) {
   return t;
 }
 
-std::vector<Target> targets(const Roles& roles, const SpaceStage& st) {
+// `l3_bytes`: the machine's last-level cache (which B matrices count as large).
+std::vector<Target> targets(const Roles& roles, const SpaceStage& st, int64_t l3_bytes) {
+  // The matrix product's B per batch: the reduction by the vectorized var's extent, in floats.
+  int64_t b_bytes = 4 * st.extents[roles.v];
+  for (int64_t r : st.rextents) b_bytes *= r;
   // Register blocks by vector width: a*r accumulators leave room for the broadcast row values
   // and the B vectors (32 zmm registers for AVX-512, 16 ymm for AVX2, 16 xmm for SSE).
   std::vector<std::pair<int, int>> blocks =
@@ -335,9 +339,12 @@ std::vector<Target> targets(const Roles& roles, const SpaceStage& st) {
       // packed when the model loads), each register block summing the whole reduction (level 3)
       // over a panel of 8 row blocks. The long searches' best program of every BERT-base and
       // GPT-2 dense task on Zen 5 has this form (BENCHMARKS.md, session 27), 15-20% ahead of
-      // the two forms above.
+      // the two forms above. A B larger than the last-level cache (GPT-2's 768 x 50257 logits)
+      // is packed per S0 panel instead, as the search's best program for it is: the panel is
+      // copied into L2 once and read by every row block, where the whole packed B would stream
+      // from memory at each one.
       t.level = 3;
-      t.pack_last = kPackRoot;
+      t.pack_last = b_bytes > l3_bytes ? kPackS0 : kPackRoot;
       t.kchunk = 64;
       t.panel = (int64_t)a * st.lanes * 4;
       t.rows = (int64_t)r * 8;
@@ -586,7 +593,7 @@ std::vector<Program> expert_programs(const TaskSpace& space, const HardwareInfo&
     return out;
   }
   const Roles roles = roles_of(space);
-  for (const Target& t : targets(roles, st)) add(Writer(space, hw, roles, t).write());
+  for (const Target& t : targets(roles, st, hw.l3_bytes)) add(Writer(space, hw, roles, t).write());
   if (roles.depthwise && st.extents[0] >= st.lanes)
     for (bool pad : {false, true})
       for (Target t : width_targets()) {
