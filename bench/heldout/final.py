@@ -44,6 +44,22 @@ HALIDE = {"halide-mullapudi2016": "mullapudi", "halide-li2018": "li",
           "halide-adams2019": "adams", "halide-adams2019-greedy": "adams-greedy"}
 
 
+_UNPACK_DIR = None
+
+
+def unpacked(gz_path):
+    """gz_path's records, decompressed into a temporary directory removed at exit."""
+    global _UNPACK_DIR
+    import atexit, gzip, shutil, tempfile
+    if _UNPACK_DIR is None:
+        _UNPACK_DIR = tempfile.mkdtemp(prefix="heldout-records-")
+        atexit.register(shutil.rmtree, _UNPACK_DIR, True)
+    out = os.path.join(_UNPACK_DIR, os.path.basename(gz_path)[:-3])
+    with gzip.open(gz_path, "rb") as src, open(out, "wb") as dst:
+        shutil.copyfileobj(src, dst)
+    return out
+
+
 def set_name(tag):
     """Records tag (strategy + trials per task) -> schedule-set name."""
     if tag in HALIDE:
@@ -197,20 +213,26 @@ def main():
     # The schedule sets: every records file of this model and thread count.
     rec_dir = os.path.join(a.results, "records")
     prefix, sets = f"{m}.t{t}.", {}
-    for f in sorted(os.listdir(rec_dir)) if os.path.isdir(rec_dir) else []:
-        if f.startswith(prefix) and f.endswith(".jsonl") and os.path.getsize(os.path.join(rec_dir, f)):
-            tag = f[len(prefix):-len(".jsonl")]
+    files = sorted(os.listdir(rec_dir)) if os.path.isdir(rec_dir) else []
+    for f in files:
+        # Committed record sets are gzipped: a .jsonl.gz without its .jsonl is unpacked into a
+        # temporary directory for `tlm run` (the signature below still names the .gz).
+        gz = f.endswith(".jsonl.gz") and f[:-3] not in files
+        if f.startswith(prefix) and (f.endswith(".jsonl") or gz) and \
+                os.path.getsize(os.path.join(rec_dir, f)):
+            tag = f[len(prefix):-len(".jsonl.gz" if gz else ".jsonl")]
             path = os.path.join(rec_dir, f)
             if "," in path or "=" in os.path.basename(path):
                 sys.exit(f"{path}: a records path for --schedules may not have ',' or '='")
             name = set_name(tag)
             if name in sets or name in ("tlm", "default"):
                 sys.exit(f"{path}: set name '{name}' taken twice")
-            sets[name] = {"tag": tag, "records": path, "status": "not run"}
+            sets[name] = {"tag": tag, "records": unpacked(path) if gz else path, "source": path,
+                          "status": "not run"}
     # The tlm records must be the checkpoint's own (one held-out check covers them all).
     for name, s in sets.items():
         if s["tag"].startswith("tlm"):
-            side = s["records"] + ".ckpt"
+            side = re.sub(r"\.gz$", "", s["source"]) + ".ckpt"
             if not os.path.exists(side):
                 s["note"] = "the checkpoint it was tuned with is not recorded"
                 continue
@@ -223,8 +245,8 @@ def main():
     sets["tlm"] = {"tag": "tlm0", "records": None, "status": "not run",
                    "note": "zero-shot program per task (tlm run --zero-shot default), no measurement"}
 
-    signature = {"sets": {n: [s["records"], os.path.getsize(s["records"]),
-                              int(os.path.getmtime(s["records"]))]
+    signature = {"sets": {n: [s["source"], os.path.getsize(s["source"]),
+                              int(os.path.getmtime(s["source"]))]
                           for n, s in sets.items() if s["records"]},
                  "ckpt": ckpt_sha, "repeat": a.repeat, "cpu": a.cpu}
     status_path = base + ".json"

@@ -18,6 +18,7 @@ met or not met, with their numbers.
 """
 import argparse
 import csv
+import gzip
 import json
 import math
 import os
@@ -85,9 +86,12 @@ def tune_log(path):
 def count_records(path):
     """(search measurements, re-measurements) of a records file (distinct sentences per task)."""
     search, again = set(), 0
+    if path and not os.path.exists(path) and os.path.exists(path + ".gz"):
+        path += ".gz"  # committed record sets are gzipped
     if not path or not os.path.exists(path):
         return None
-    for line in open(path, errors="replace"):
+    opener = gzip.open if path.endswith(".gz") else open
+    for line in opener(path, "rt", errors="replace"):
         try:
             r = json.loads(line)
         except json.JSONDecodeError:
@@ -231,7 +235,9 @@ def main():
             for n in names:
                 s = sets.get(n, {})
                 tag = s.get("tag") or e["tags"].get(n)
-                rec = s.get("records") or (tag and os.path.join(rec_dir, f"{m}.t{t}.{tag}.jsonl"))
+                rec = s.get("source") or s.get("records") or (
+                    tag and os.path.join(rec_dir, f"{m}.t{t}.{tag}.jsonl"))
+                rec = rec[:-3] if rec and rec.endswith(".gz") else rec  # count_records finds it
                 counts = count_records(rec) if n != "tlm" else (0, 0) if s.get("status") == "timed" else None
                 meas = "" if counts is None else (f"{counts[0]}" + (f" (+{counts[1]})" if counts[1] else ""))
                 wall, note = "", s.get("note", "")
