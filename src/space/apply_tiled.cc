@@ -323,8 +323,14 @@ void prepack_input(TiledEmit& e, int input) {
   InputLayout layout;
   layout.order = packed_storage_order(e, Halide::Func(ip).name(), rank);
   const Graph& g = e.t.sub.graph;
-  const std::vector<halide_dimension_t> dims =
-      storage_dims(g.value(g.inputs.at(input)).shape, layout);
+  const Shape& shape = g.value(g.inputs.at(input)).shape;
+  const std::vector<halide_dimension_t> dims = storage_dims(shape, layout);
+  // Already stored in that order (a matmul's B with its columns vectorized): nothing to pack,
+  // the input stays dense.
+  const std::vector<halide_dimension_t> natural = storage_dims(shape, InputLayout{});
+  bool same = true;
+  for (int d = 0; d < rank; d++) same = same && dims[d].stride == natural[d].stride;
+  if (same) return;
   for (int d = 0; d < rank; d++) ip.dim(d).set_stride(dims[d].stride);
   e.t.input_storage[input] = layout;
 }
