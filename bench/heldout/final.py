@@ -29,14 +29,18 @@ for the sets timed on their own. A model whose status is complete for the same r
 checkpoint is skipped unless --redo.
 """
 import argparse
+import atexit
 import csv
+import gzip
 import hashlib
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
@@ -50,7 +54,6 @@ _UNPACK_DIR = None
 def unpacked(gz_path):
     """gz_path's records, decompressed into a temporary directory removed at exit."""
     global _UNPACK_DIR
-    import atexit, gzip, shutil, tempfile
     if _UNPACK_DIR is None:
         _UNPACK_DIR = tempfile.mkdtemp(prefix="heldout-records-")
         atexit.register(shutil.rmtree, _UNPACK_DIR, True)

@@ -237,7 +237,6 @@ def main():
                 tag = s.get("tag") or e["tags"].get(n)
                 rec = s.get("source") or s.get("records") or (
                     tag and os.path.join(rec_dir, f"{m}.t{t}.{tag}.jsonl"))
-                rec = rec[:-3] if rec and rec.endswith(".gz") else rec  # count_records finds it
                 counts = count_records(rec) if n != "tlm" else (0, 0) if s.get("status") == "timed" else None
                 meas = "" if counts is None else (f"{counts[0]}" + (f" (+{counts[1]})" if counts[1] else ""))
                 wall, note = "", s.get("note", "")

@@ -13,6 +13,7 @@
 #include "graph/interpreter.h"
 #include "measure/recorded_schedules.h"
 #include "runtime/random_inputs.h"
+#include "tune/lm_search.h"
 
 namespace tlm {
 namespace {
@@ -79,7 +80,7 @@ Command add_compile_command(CLI::App& app) {
                   "with --tlm: the checkpoint (default: the shipped models/tlm.ckpt)")
       ->needs(tlm_flag);
   cmd->add_option("--zero-shot", o->zero_shot, "with --tlm: how the model chooses programs")
-      ->check(CLI::IsMember({"greedy", "ranked", "experts", "ranker"}))
+      ->check(CLI::IsMember(kZeroShotModeNames))
       ->needs(tlm_flag);
   cmd->add_option("--ranker", o->ranker_path,
                   "with --tlm and --zero-shot ranker: the ranker (default: models/ranker.json)")

@@ -18,7 +18,6 @@
 #include <cstdio>
 #include <fstream>
 #include <memory>
-#include <set>
 
 #include "cli/commands.h"
 #include "cli/flags.h"
@@ -27,14 +26,10 @@
 #include "frontend/tensor_proto.h"
 #include "graph/interpreter.h"
 #include "measure/recorded_schedules.h"
-#include "model/tlm_model.h"
 #include "partition/partition.h"
 #include "support/clock.h"
-#include "support/hash.h"
-#include "support/progress.h"
 #include "support/threads.h"
 #include "tune/lm_search.h"
-#include "tune/ranker.h"
 #include "runtime/executor.h"
 
 namespace tlm {
@@ -440,7 +435,7 @@ Command add_run_command(CLI::App& app) {
                   "the model scores whole programs, among its 4-wide beam and the expert "
                   "programs)")
       ->capture_default_str()
-      ->check(CLI::IsMember({"greedy", "ranked", "experts", "ranker"}));
+      ->check(CLI::IsMember(kZeroShotModeNames));
   cmd->add_option("--ranker", o->ranker_path,
                   "the zero-shot ranker of mode ranker (default: the shipped models/ranker.json)");
   cmd->add_option("--model", o->model_path,

@@ -7,6 +7,7 @@
 #include "cli/flags.h"
 #include "cli/model_source.h"
 #include "partition/partition.h"
+#include "tune/lm_search.h"
 #include "tune/tuner.h"
 
 namespace tlm {
@@ -84,7 +85,7 @@ Command add_tune_command(CLI::App& app) {
                   "the model scores whole programs, among its 4-wide beam and the expert "
                   "programs)")
       ->capture_default_str()
-      ->check(CLI::IsMember({"greedy", "ranked", "experts", "ranker"}));
+      ->check(CLI::IsMember(kZeroShotModeNames));
   cmd->add_option("--ranker", o->tune.ranker_path,
                   "the zero-shot ranker of --zero-shot ranker (default: the shipped "
                   "models/ranker.json)");

@@ -304,7 +304,8 @@ Target conv_target(int a, int r, int lanes) {
 
 // `l3_bytes`: the machine's last-level cache (which B matrices count as large).
 std::vector<Target> targets(const Roles& roles, const SpaceStage& st, int64_t l3_bytes) {
-  // The matrix product's B per batch: the reduction by the vectorized var's extent, in floats.
+  // The size of a matrix product's B per batch, in bytes: the reduction by the vectorized var's
+  // extent, 4-byte floats.
   int64_t b_bytes = 4 * st.extents[roles.v];
   for (int64_t r : st.rextents) b_bytes *= r;
   // Register blocks by vector width: a*r accumulators leave room for the broadcast row values

@@ -19,6 +19,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "model/generate.h"
 #include "tune/search.h"
@@ -79,6 +80,9 @@ struct ZeroShotChoice {
 // model's likelihood but run slower. UserError on another name.
 ZeroShotOptions zero_shot_mode(const std::string& name);
 inline const char* kZeroShotModes = "greedy, ranked, experts or ranker";
+// The same names as a list (the CLI's --zero-shot checks).
+inline const std::vector<std::string> kZeroShotModeNames = {"greedy", "ranked", "experts",
+                                                           "ranker"};
 // The ranker a mode needs: null unless o.rank; then the one at `path` ("" = the shipped
 // models/ranker.json; UserError when there is none or it does not load).
 std::unique_ptr<Ranker> load_zero_shot_ranker(const ZeroShotOptions& o, const std::string& path);
