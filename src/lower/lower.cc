@@ -14,6 +14,7 @@
 
 #include "hardware/hardware.h"
 #include "lower/lower_internal.h"
+#include "support/huge_pages.h"
 #include "support/spin_pool.h"
 #include "support/threads.h"
 
@@ -483,6 +484,7 @@ Halide::Buffer<> packed_copy(const Halide::Buffer<>& dense, const InputLayout& l
     std::vector<int> sizes(r);
     for (int d = 0; d < r; d++) sizes[d] = dense.dim(d).extent();
     Halide::Buffer<> packed(dense.type(), sizes, layout.order);
+    packed.allocate(huge_alloc, std::free);  // same strides, on huge pages (support/huge_pages.h)
     packed.copy_from(dense);
     return packed;
   }
@@ -492,6 +494,7 @@ Halide::Buffer<> packed_copy(const Halide::Buffer<>& dense, const InputLayout& l
   std::vector<int> sizes;
   for (const halide_dimension_t& d : dims) sizes.push_back(d.extent);
   Halide::Buffer<> packed(dense.type(), sizes);
+  packed.allocate(huge_alloc, std::free);
   const size_t esize = dense.type().bytes();
   std::memset(packed.data(), 0, packed.size_in_bytes());
   // Element by element: packed (i % B, others..., i / B) <- dense (..., i, ...).

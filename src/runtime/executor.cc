@@ -11,6 +11,7 @@
 #include <mutex>
 #include <thread>
 
+#include "support/huge_pages.h"
 #include "support/parallel.h"
 #include "support/threads.h"
 
@@ -32,7 +33,7 @@ double median(std::vector<double> v) {
 
 std::string type_str(DType t, const Shape& s) { return std::string(dtype_name(t)) + shape_str(s); }
 
-// The arena: one allocation, aligned for vector loads, freed with the model.
+// The arena: one allocation, aligned for vector loads (on huge pages), freed with the model.
 struct FreeDeleter {
   void operator()(uint8_t* p) const { std::free(p); }
 };
@@ -40,7 +41,8 @@ using ArenaPtr = std::unique_ptr<uint8_t, FreeDeleter>;
 
 ArenaPtr allocate_arena(int64_t bytes) {
   if (bytes == 0) return nullptr;
-  void* p = std::aligned_alloc((size_t)kArenaAlignment, (size_t)bytes);
+  static_assert(kArenaAlignment <= 64, "huge_alloc aligns to 64 bytes");
+  void* p = huge_alloc((size_t)bytes);  // on 2 MiB pages when large (support/huge_pages.h)
   TLM_USER_CHECK(p != nullptr) << "cannot allocate an activation arena of " << format_bytes(bytes);
   std::memset(p, 0, (size_t)bytes);
   return ArenaPtr(static_cast<uint8_t*>(p));

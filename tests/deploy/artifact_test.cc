@@ -142,6 +142,27 @@ TEST(Artifact, ThreadPoolHookFollowsTlmSpinUs) {
   }
 }
 
+// An artifact puts its weights and arena on huge pages unless TLM_HUGE_PAGES=0 when it is
+// compiled (support/huge_pages.h); it builds and verifies either way.
+TEST(Artifact, HugePagesFollowTlmHugePages) {
+  Graph g = tiny_model();
+  Partition p = partition_graph(g);
+  HardwareInfo hw = detect_hardware();
+  std::vector<std::string> defaults(p.tasks.size());
+  for (const char* huge : {"", "0"}) {
+    if (*huge) setenv("TLM_HUGE_PAGES", huge, 1);
+    ArtifactOptions ao = tiny_artifact(g, defaults, std::string("huge") + huge);
+    emit_artifact(g, p, hw, ao);
+    unsetenv("TLM_HUGE_PAGES");
+    const std::string model = read_text(ao.dir + "/model.cc");
+    EXPECT_NE(model.find(std::string("constexpr bool kHugePages = ") + (*huge ? "false" : "true")),
+              std::string::npos);
+    EXPECT_NE(model.find("weights = alloc_buffer("), std::string::npos);
+    EXPECT_NE(model.find("arena = alloc_buffer("), std::string::npos);
+    expect_builds_and_verifies(ao.dir);
+  }
+}
+
 // The expert programs of tiny_model's conv and dense pack their weights at root, and sampled
 // ones block them (InputLayout; tiny_model's channels are too few for the experts' register
 // blocks): the artifact stores those weights packed (once, in weights.bin, blocked ones as
