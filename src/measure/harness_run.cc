@@ -36,7 +36,6 @@
 #include "measure/harness.h"
 #include "measure/worker.h"
 #include "support/clock.h"
-#include "support/huge_pages.h"
 #include "support/threads.h"
 
 namespace tlm {
@@ -47,11 +46,6 @@ std::string fmt(double v) {
   os.precision(9);
   os << v;
   return os.str();
-}
-
-// A dense copy of b (same storage order) on huge pages (support/huge_pages.h).
-Halide::Buffer<> on_huge_pages(const Halide::Buffer<>& b) {
-  return Halide::Buffer<>(b.get()->copy(huge_alloc, std::free));
 }
 
 // The pipes of one child's turn: it writes `ready[1]` when compiled and reads `go[0]`.
@@ -113,13 +107,12 @@ std::string measure_in_child(const TaskHarness& harness, const Candidate& c,
   // write them.
   // Constant inputs the program wants in another storage order are packed here, once, as the
   // executor does when it binds a model's weights: not part of the timed runs.
-  // Every buffer the timed runs touch is on huge pages, as in a compiled model (the executor's
-  // arena and packed weights, an artifact's weights and arena: support/huge_pages.h).
+  // Every buffer the timed runs touch is on huge pages, as in a compiled model: the tensors
+  // (support/tensor.h) and the packed copies (support/huge_pages.h).
   std::vector<Halide::Buffer<>> in;
   for (size_t j = 0; j < harness.inputs.size(); j++) {
     const Tensor& x = harness.inputs[j];
     in.push_back(ct.prepare_input(j, halide_view(x.dtype(), const_cast<uint8_t*>(x.raw()), x.shape())));
-    if (in.back().data() == x.raw()) in.back() = on_huge_pages(in.back());  // not packed
   }
   const Tensor& ref = harness.reference;
   Tensor out(ref.dtype(), ref.shape());
@@ -131,8 +124,7 @@ std::string measure_in_child(const TaskHarness& harness, const Candidate& c,
   double violation = max_rel_violation(out, ref, o.atol, o.rtol);
   if (!(violation <= 1.0)) return "wrong " + fmt(compile_s) + " " + fmt(violation);
 
-  Halide::Buffer<> timed_out = on_huge_pages(ob);
-  TimingStats st = time_function([&] { ct.run(in, timed_out); }, o.timing);
+  TimingStats st = time_function([&] { ct.run(in, ob); }, o.timing);
   std::string s = "ok " + fmt(compile_s);
   for (double x : st.samples_s) s += " " + fmt(x);
   return s;

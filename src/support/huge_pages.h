@@ -1,5 +1,6 @@
-// Large, long-lived buffers (a compiled model's activation arena, the weight copies its programs
-// read) on 2 MiB transparent huge pages.
+// Large buffers on 2 MiB transparent huge pages: every Tensor's bytes (support/tensor.h: a
+// model's weights, the measured tasks' inputs and outputs), a compiled model's activation arena
+// (runtime/executor.cc) and the packed weight copies its programs read (lower/lower.cc).
 //
 // Why: a model's tasks stream megabytes of activations and weights that the previous task wrote
 // or that come from the last-level cache or memory; with 4 KiB pages every 4 KiB is a TLB entry,

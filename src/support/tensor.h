@@ -5,11 +5,14 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
+#include <new>
 #include <string>
 #include <vector>
 
 #include "support/error.h"
+#include "support/huge_pages.h"
 
 namespace tlm {
 
@@ -30,6 +33,26 @@ template <>
 constexpr DType dtype_of<int64_t>() { return DType::I64; }
 template <>
 constexpr DType dtype_of<bool>() { return DType::Bool; }
+
+// The allocator of a tensor's bytes: large ones on huge pages (support/huge_pages.h), so a
+// model's weights and the measured tasks' inputs are, wherever they are read from.
+template <typename T>
+struct HugePageAllocator {
+  using value_type = T;
+  HugePageAllocator() = default;
+  template <typename U>
+  HugePageAllocator(const HugePageAllocator<U>&) {}
+  T* allocate(size_t n) {
+    void* p = huge_alloc(n ? n * sizeof(T) : 1);
+    if (!p) throw std::bad_alloc();
+    return static_cast<T*>(p);
+  }
+  void deallocate(T* p, size_t) { std::free(p); }
+  template <typename U>
+  bool operator==(const HugePageAllocator<U>&) const { return true; }
+  template <typename U>
+  bool operator!=(const HugePageAllocator<U>&) const { return false; }
+};
 
 class Tensor {
  public:
@@ -80,7 +103,7 @@ class Tensor {
  private:
   DType dtype_ = DType::F32;
   Shape shape_;
-  std::vector<uint8_t> bytes_;
+  std::vector<uint8_t, HugePageAllocator<uint8_t>> bytes_;
 };
 
 // Deterministic pseudo-random fill (uniform in [lo, hi)), from an explicit seed.

@@ -1,8 +1,10 @@
 // support/huge_pages.h: large buffers come whole 2 MiB pages at a 2 MiB boundary (what
-// madvise(MADV_HUGEPAGE) needs to give huge pages), small ones 64-byte aligned, and
-// TLM_HUGE_PAGES=0 turns the request off. Whether the kernel grants huge pages depends on the
+// madvise(MADV_HUGEPAGE) needs to give huge pages), small ones 64-byte aligned, a large Tensor's
+// bytes are such a buffer, and TLM_HUGE_PAGES=0 turns the request off. Whether the kernel grants huge pages depends on the
 // machine (transparent huge pages "never", fragmentation): BENCHMARKS.md measures that.
 #include "support/huge_pages.h"
+
+#include "support/tensor.h"
 
 #include <gtest/gtest.h>
 
@@ -36,6 +38,18 @@ TEST(HugePages, SmallBuffersAreCacheLineAligned) {
     std::free(p);
   }
   EXPECT_EQ(huge_alloc(0), nullptr);
+}
+
+TEST(HugePages, LargeTensorsLiveOnThem) {
+  Tensor big(DType::F32, {3, 1024, 1024});  // 12 MiB
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(big.raw()) % kHugePageBytes, 0u);
+  EXPECT_EQ(big.data<float>()[3 * 1024 * 1024 - 1], 0.0f);  // zero-filled, all of it
+  Tensor copy = big.reshaped({3 * 1024 * 1024});
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(copy.raw()) % kHugePageBytes, 0u);
+  Tensor small(DType::I64, {3});
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(small.raw()) % 64, 0u);
+  Tensor empty(DType::F32, {0});
+  EXPECT_TRUE(empty.empty_storage());
 }
 
 TEST(HugePages, ZeroInTheEnvironmentTurnsThemOff) {
