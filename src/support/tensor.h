@@ -34,8 +34,8 @@ constexpr DType dtype_of<int64_t>() { return DType::I64; }
 template <>
 constexpr DType dtype_of<bool>() { return DType::Bool; }
 
-// The allocator of a tensor's bytes: large ones on huge pages (support/huge_pages.h), so a
-// model's weights and the measured tasks' inputs are, wherever they are read from.
+// The allocator of a tensor's bytes: large ones on huge pages (support/huge_pages.h), so that a
+// model's weights and a measured task's inputs and outputs are on them wherever they are read.
 template <typename T>
 struct HugePageAllocator {
   using value_type = T;

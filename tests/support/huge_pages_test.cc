@@ -1,7 +1,8 @@
 // support/huge_pages.h: large buffers come whole 2 MiB pages at a 2 MiB boundary (what
 // madvise(MADV_HUGEPAGE) needs to give huge pages), small ones 64-byte aligned, a large Tensor's
-// bytes are such a buffer, and TLM_HUGE_PAGES=0 turns the request off. Whether the kernel grants huge pages depends on the
-// machine (transparent huge pages "never", fragmentation): BENCHMARKS.md measures that.
+// bytes are such a buffer, and TLM_HUGE_PAGES=0 turns the request off. Whether the kernel grants
+// huge pages depends on the machine (transparent huge pages "never", fragmentation):
+// BENCHMARKS.md measures that.
 #include "support/huge_pages.h"
 
 #include "support/tensor.h"
