@@ -20,7 +20,7 @@
 
 namespace tlm {
 
-// `ckpt` "" = the shipped models/tlm.ckpt; `mode` a --zero-shot mode (kZeroShotModes);
+// `ckpt` "" = the shipped models/tlm.ckpt; `mode` a --zero-shot mode (kZeroShotModeNames);
 // `ranker` "" = the shipped models/ranker.json (mode ranker). UserError when either does not load.
 std::vector<std::string> lm_schedules(const Partition& p, const HardwareInfo& hw,
                                       const std::string& ckpt, const std::string& label,

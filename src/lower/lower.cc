@@ -480,21 +480,16 @@ std::vector<halide_dimension_t> storage_dims(const Shape& shape, const InputLayo
 
 Halide::Buffer<> packed_copy(const Halide::Buffer<>& dense, const InputLayout& layout) {
   const int r = dense.dimensions();
-  if (layout.block == 0) {
-    std::vector<int> sizes(r);
-    for (int d = 0; d < r; d++) sizes[d] = dense.dim(d).extent();
-    Halide::Buffer<> packed(dense.type(), sizes, layout.order);
-    packed.allocate(huge_alloc, std::free);  // same strides, on huge pages (support/huge_pages.h)
-    packed.copy_from(dense);
-    return packed;
-  }
   Shape shape(r);
   for (int d = 0; d < r; d++) shape[r - 1 - d] = dense.dim(d).extent();
   const std::vector<halide_dimension_t> dims = storage_dims(shape, layout);
-  std::vector<int> sizes;
-  for (const halide_dimension_t& d : dims) sizes.push_back(d.extent);
-  Halide::Buffer<> packed(dense.type(), sizes);
+  // The layout's dims, allocated once, on huge pages (support/huge_pages.h).
+  Halide::Buffer<> packed(dense.type(), nullptr, (int)dims.size(), dims.data());
   packed.allocate(huge_alloc, std::free);
+  if (layout.block == 0) {
+    packed.copy_from(dense);
+    return packed;
+  }
   const size_t esize = dense.type().bytes();
   std::memset(packed.data(), 0, packed.size_in_bytes());
   // Element by element: packed (i % B, others..., i / B) <- dense (..., i, ...).

@@ -127,7 +127,11 @@ ZeroShotOptions zero_shot_mode(const std::string& name) {
   } else if (name == "ranker") {
     o.beam = 1, o.experts = true, o.rank = true, o.samples = 32;
   } else {
-    TLM_USER_CHECK(false) << "'" << name << "' is not a zero-shot mode: " << kZeroShotModes;
+    std::string names;
+    for (size_t i = 0; i < kZeroShotModeNames.size(); i++)
+      names += (i == 0 ? "" : i + 1 == kZeroShotModeNames.size() ? " or " : ", ") +
+               kZeroShotModeNames[i];
+    TLM_USER_CHECK(false) << "'" << name << "' is not a zero-shot mode: " << names;
   }
   return o;
 }

@@ -79,8 +79,7 @@ struct ZeroShotChoice {
 // ranker > experts >> ranked ~ greedy; the beam's own programs outscore the experts in the
 // model's likelihood but run slower. UserError on another name.
 ZeroShotOptions zero_shot_mode(const std::string& name);
-inline const char* kZeroShotModes = "greedy, ranked, experts or ranker";
-// The same names as a list (the CLI's --zero-shot checks).
+// The mode names (zero_shot_mode's message, the CLI's --zero-shot checks).
 inline const std::vector<std::string> kZeroShotModeNames = {"greedy", "ranked", "experts",
                                                            "ranker"};
 // The ranker a mode needs: null unless o.rank; then the one at `path` ("" = the shipped
