@@ -53,6 +53,19 @@ ArtifactOptions tiny_artifact(const Graph& g, const std::vector<std::string>& be
   return ao;
 }
 
+// tiny_model's artifact with its default schedules, emitted while the environment variable
+// `var` is `value` ("" = unset), as `tlm compile` would be run; `tag` names its directory.
+ArtifactOptions emit_tiny_with_env(const char* var, const char* value, const std::string& tag) {
+  Graph g = tiny_model();
+  Partition p = partition_graph(g);
+  std::vector<std::string> defaults(p.tasks.size());
+  if (*value) setenv(var, value, 1);
+  ArtifactOptions ao = tiny_artifact(g, defaults, tag + value);
+  emit_artifact(g, p, detect_hardware(), ao);
+  unsetenv(var);
+  return ao;
+}
+
 TEST(Artifact, BuildsAndVerifiesWithRecordedPrograms) {
   Graph g = tiny_model();
   Partition p = partition_graph(g);
@@ -120,15 +133,8 @@ TEST(Artifact, BuildsAndVerifiesWithRecordedPrograms) {
 // The tasks' parallel loops run on tlm's spin pool (support/spin_pool.h, copied into the
 // artifact), unless `tlm compile` ran with TLM_SPIN_US=0; both build and verify.
 TEST(Artifact, ThreadPoolHookFollowsTlmSpinUs) {
-  Graph g = tiny_model();
-  Partition p = partition_graph(g);
-  HardwareInfo hw = detect_hardware();
-  std::vector<std::string> defaults(p.tasks.size());  // default schedules
   for (const char* spin : {"", "0"}) {
-    if (*spin) setenv("TLM_SPIN_US", spin, 1);
-    ArtifactOptions ao = tiny_artifact(g, defaults, std::string("spin") + spin);
-    emit_artifact(g, p, hw, ao);
-    unsetenv("TLM_SPIN_US");
+    ArtifactOptions ao = emit_tiny_with_env("TLM_SPIN_US", spin, "spin");
     const std::string par_for = read_text(ao.dir + "/par_for.cc");
     if (*spin)
       EXPECT_NE(par_for.find("Halide's own pool"), std::string::npos) << par_for;
@@ -145,15 +151,8 @@ TEST(Artifact, ThreadPoolHookFollowsTlmSpinUs) {
 // An artifact puts its weights and arena on huge pages unless TLM_HUGE_PAGES=0 when it is
 // compiled (support/huge_pages.h); it builds and verifies either way.
 TEST(Artifact, HugePagesFollowTlmHugePages) {
-  Graph g = tiny_model();
-  Partition p = partition_graph(g);
-  HardwareInfo hw = detect_hardware();
-  std::vector<std::string> defaults(p.tasks.size());
   for (const char* huge : {"", "0"}) {
-    if (*huge) setenv("TLM_HUGE_PAGES", huge, 1);
-    ArtifactOptions ao = tiny_artifact(g, defaults, std::string("huge") + huge);
-    emit_artifact(g, p, hw, ao);
-    unsetenv("TLM_HUGE_PAGES");
+    ArtifactOptions ao = emit_tiny_with_env("TLM_HUGE_PAGES", huge, "huge");
     const std::string model = read_text(ao.dir + "/model.cc");
     EXPECT_NE(model.find(std::string("constexpr bool kHugePages = ") + (*huge ? "false" : "true")),
               std::string::npos);
