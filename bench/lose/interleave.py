@@ -37,21 +37,32 @@ import numpy as np
 import onnxruntime as ort
 
 
-def build_artifact(tlm, threads, onnx, records, out_dir, env, flags):
-    """`tlm compile` (which builds and verifies the runner), then the same objects as a .so."""
+def build_artifact(tlm, threads, onnx, records, out_dir, env, flags, reuse=False):
+    """`tlm compile` (which builds and verifies the runner), then the same objects as a .so.
+    With reuse, an artifact that an earlier run built from the same command, records, binary and
+    environment (its stamp file says so) is taken as it is."""
     cmd = [tlm, "--threads", str(threads), "compile", onnx, "--records", records, "-o", out_dir]
     cmd += flags
+    so = os.path.join(out_dir, "libmodel.so")
+    stamp_path = os.path.join(out_dir, "interleave.stamp")
+    stamp = repr((cmd, [(f, os.stat(f).st_size, os.stat(f).st_mtime_ns) for f in (tlm, onnx, records)],
+                  sorted((k, v) for k, v in env.items() if k.startswith(("TLM_", "HL_")))))
+    if reuse and os.path.exists(so) and os.path.exists(stamp_path):
+        with open(stamp_path) as f:
+            if f.read() == stamp:
+                return so
     r = subprocess.run(cmd, env=env, capture_output=True, text=True)
     if r.returncode != 0 or "verify: PASS" not in r.stdout:
         sys.exit(f"interleave.py: `{' '.join(cmd)}` failed (exit {r.returncode}):\n"
                  + r.stdout[-3000:] + r.stderr[-2000:])
     objs = sorted(f for f in os.listdir(out_dir) if f.startswith("task_") and f.endswith(".o"))
-    so = os.path.join(out_dir, "libmodel.so")
     subprocess.run(["c++", "-O2", "-std=c++17", "-shared", "-fPIC", "-I", out_dir, "-o", so,
                     os.path.join(out_dir, "model.cc"), os.path.join(out_dir, "par_for.cc"),
                     os.path.join(out_dir, "support", "spin_pool.cc")]
                    + [os.path.join(out_dir, o) for o in objs]
                    + [os.path.join(out_dir, "runtime.o"), "-lpthread", "-ldl"], check=True)
+    with open(stamp_path, "w") as f:
+        f.write(stamp)
     return so
 
 
@@ -120,6 +131,9 @@ def main():
                     help="seconds to sleep before each block, so that the other runtime's "
                          "worker threads stop spinning first")
     ap.add_argument("--tlm", default="build/tlm")
+    ap.add_argument("--reuse", action="store_true",
+                    help="take an artifact built by an earlier run with the same records, flags, "
+                         "environment and tlm binary instead of compiling it again")
     ap.add_argument("--out", required=True, help="directory: artifacts and the CSV")
     ap.add_argument("onnx")
     a = ap.parse_args()
@@ -142,7 +156,7 @@ def main():
                 env[k] = v
         d = os.path.join(a.out, f"art-{model}-{a.threads}t-{name}")
         print(f"{name}: tlm compile {records} -> {d}", flush=True)
-        so = build_artifact(a.tlm, a.threads, a.onnx, records, d, env, flags)
+        so = build_artifact(a.tlm, a.threads, a.onnx, records, d, env, flags, a.reuse)
         runners.append((name, TlmModel(so, d, arrays)))
     for _, f in runners:  # warm-up: each side's first calls are slow for a while
         block(f, a.block, a.drop)
