@@ -20,7 +20,8 @@ same turns, e.g. before/after a change).
         --out bench/results/interleave-zen4 bench/results/e2e/onnx/resnet50.onnx
 
 Environment and flags of each variant: NAME=RECORDS@K=V;K=V sets variables for its `tlm compile`
-(e.g. TLM_WEIGHT_BLOCKS=0), and a key that starts with -- is a flag of it (e.g.
+(e.g. TLM_WEIGHT_BLOCKS=0; TLM_BIN=PATH compiles the variant with another tlm binary, e.g. the
+one before a change), and a key that starts with -- is a flag of it (e.g.
 @--layout=nchw for records tuned on plain activations: `tlm compile`'s default is auto = nchwc). Pin the script to the cores of --threads (taskset); HL_NUM_THREADS is set
 to --threads for the artifacts' Halide thread pool.
 """
@@ -154,9 +155,10 @@ def main():
                 flags += [k, v]
             else:
                 env[k] = v
+        tlm = env.pop("TLM_BIN", a.tlm)  # @TLM_BIN=PATH: this variant's tlm binary
         d = os.path.join(a.out, f"art-{model}-{a.threads}t-{name}")
         print(f"{name}: tlm compile {records} -> {d}", flush=True)
-        so = build_artifact(a.tlm, a.threads, a.onnx, records, d, env, flags, a.reuse)
+        so = build_artifact(tlm, a.threads, a.onnx, records, d, env, flags, a.reuse)
         runners.append((name, TlmModel(so, d, arrays)))
     for _, f in runners:  # warm-up: each side's first calls are slow for a while
         block(f, a.block, a.drop)

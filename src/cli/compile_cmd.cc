@@ -40,7 +40,7 @@ int run_compile(const CompileCliOptions& o) {
   if (o.tlm)
     ao.best = lm_schedules(p, hw, o.model_path, "tlm", o.zero_shot, o.ranker_path);
   else if (!o.records.empty())
-    ao.best = best_sentences_from_records(p, o.records, hardware_key(hw));
+    ao.best = best_sentences_from_records(p, o.records, hw);
   else
     ao.best.assign(p.tasks.size(), "");
   ao.inputs = random_inputs(g, o.seed);

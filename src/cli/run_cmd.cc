@@ -112,7 +112,7 @@ void choose_schedules(ScheduleSet& set, const Partition& p, const HardwareInfo& 
     std::printf("%s: %zu schedules written in %.1f s (no measurement)\n", set.label.c_str(),
                 set.best.size(), now_s() - t0);
   } else if (set.kind == ScheduleSet::Records) {
-    set.best = best_sentences_from_records(p, set.path, hardware_key(hw));
+    set.best = best_sentences_from_records(p, set.path, hw);
     size_t missing = 0;
     for (const std::string& b : set.best) missing += b.empty() ? 1 : 0;
     std::printf("%s: the best recorded program of %zu of %zu tasks on %s (%s)%s\n",

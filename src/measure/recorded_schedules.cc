@@ -1,5 +1,7 @@
 #include "measure/recorded_schedules.h"
 
+#include <algorithm>
+#include <cmath>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -10,14 +12,54 @@
 
 namespace tlm {
 
+std::string deployed_choice(const TaskPrinter& printer, int threads,
+                            const std::vector<std::pair<double, std::string>>& ranked) {
+  TLM_CHECK(!ranked.empty()) << "no measured program to choose from";
+  const std::string& fastest = ranked[0].second;
+  const TaskSpace& space = printer.space();
+  if (threads < 2 || !space.blocked_conv || is_autoscheduler_marker(fastest)) return fastest;
+  Program p;
+  if (!program_from_sentence(printer, fastest, &p) || splits_rows(space, p, threads))
+    return fastest;
+  for (const auto& [median_s, sentence] : ranked) {
+    if (median_s > ranked[0].first * (1 + kRowSplitTolerance)) break;
+    if (program_from_sentence(printer, sentence, &p) && splits_rows(space, p, threads))
+      return sentence;
+  }
+  return fastest;
+}
+
 std::vector<std::string> best_sentences_from_records(const Partition& p,
                                                      const std::string& records_path,
-                                                     const std::string& hw_key) {
-  std::map<std::string, MeasureRecord> best = best_per_task(load_records(records_path), hw_key);
+                                                     const HardwareInfo& hw) {
+  const std::string key = hardware_key(hw);
+  std::map<std::string, std::vector<std::pair<double, std::string>>> by_task;
+  for (const MeasureRecord& r : load_records(records_path)) {
+    if (!r.ok() || !std::isfinite(r.median_s) || r.hardware != key) continue;
+    by_task[r.task_key].push_back({r.median_s, r.sentence});
+  }
   std::vector<std::string> out;
   for (const Task& t : p.tasks) {
-    auto it = best.find(t.sub.key);
-    out.push_back(it == best.end() ? "" : it->second.sentence);
+    auto it = by_task.find(t.sub.key);
+    if (it == by_task.end()) {
+      out.push_back("");
+      continue;
+    }
+    std::vector<std::pair<double, std::string>>& ranked = it->second;
+    // Fastest first; equal medians keep the records' order (the earlier measurement first).
+    std::stable_sort(ranked.begin(), ranked.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    // Only a choice within the tolerance needs the task's space (lowering it costs ~10 ms).
+    const bool close = ranked.size() > 1 &&
+                       ranked[1].first <= ranked[0].first * (1 + kRowSplitTolerance);
+    if (hw.cores < 2 || !close || is_autoscheduler_marker(ranked[0].second)) {
+      out.push_back(ranked[0].second);
+      continue;
+    }
+    LoweredTask lowered = lower_subgraph(t.sub);
+    TaskSpace space = build_space(lowered, hw);
+    TaskPrinter printer(t.sub, hw, space);
+    out.push_back(deployed_choice(printer, hw.cores, ranked));
   }
   return out;
 }

@@ -1,9 +1,13 @@
 // The best recorded program of each task, as a schedule: what the tuner's end-to-end step, `tlm
 // compile` and (later) the language model's deployment apply to a whole model.
 //
-//   best_sentences_from_records(p, file, hw)  per task of the partition, the best error-free
-//                                             record's sentence (or autoscheduler marker) on this
-//                                             hardware, "" where the records have none
+//   best_sentences_from_records(p, file, hw)  per task of the partition, the deployed choice
+//                                             among its error-free records on this hardware
+//                                             (deployed_choice), "" where the records have none
+//   deployed_choice(printer, threads, ranked)  the fastest program, except that at two or more
+//                                             threads a blocked convolution takes its fastest
+//                                             row-split program (space.h, "Row splits") when that
+//                                             is within kRowSplitTolerance of the fastest
 //   best_schedule_hook(p, best, hw)           a runtime ScheduleHook (runtime/executor.h) that
 //                                             applies them: a sentence is replayed on the task's
 //                                             space, a marker re-runs that Halide autoscheduler,
@@ -14,6 +18,7 @@
 #include <vector>
 
 #include "hardware/hardware.h"
+#include "language/sentence.h"
 #include "partition/partition.h"
 #include "runtime/executor.h"
 
@@ -21,7 +26,18 @@ namespace tlm {
 
 std::vector<std::string> best_sentences_from_records(const Partition& p,
                                                      const std::string& records_path,
-                                                     const std::string& hw_key);
+                                                     const HardwareInfo& hw);
+
+// Measured alone, a row-split program of ResNet-50's convolutions is within a few percent of the
+// channel-split best; inside the model at two threads the channel split costs up to 1.2x the
+// whole model in the slow mode and nothing measurable in the fast mode (BENCHMARKS.md, "Row
+// splits"), so a row split within this fraction of the fastest is deployed instead.
+constexpr double kRowSplitTolerance = 0.05;
+
+// `ranked`: a task's measured (median seconds, sentence), fastest first (ties: the earlier
+// measurement first). Returns the sentence to deploy (an autoscheduler marker as it is).
+std::string deployed_choice(const TaskPrinter& printer, int threads,
+                            const std::vector<std::pair<double, std::string>>& ranked);
 
 // UserError when a sentence is not a program of its task on this hardware.
 ScheduleHook best_schedule_hook(const Partition& p, const std::vector<std::string>& best,

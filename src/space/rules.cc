@@ -199,6 +199,8 @@ TaskSpace build_space(const LoweredTask& task, const HardwareInfo& hw) {
   if (tiled_anchor(task)) {
     space.rule = SpaceRule::TiledAnchor;
     space.anchor = task.anchor;
+    const Node* anchor_node = task.stages[task.anchor].node;
+    space.blocked_conv = anchor_node->op == Op::ConvNchwc && anchor_node->i("group", 1) == 1;
     for (const std::string& callee : callees(task.stages[task.anchor].func, true)) {
       SpaceOperand op;
       op.name = stable_name(callee);

@@ -96,6 +96,9 @@ struct TaskSpace {
   // log10 of the number of distinct programs (the paper reports ~10^6 per CPU subgraph); option
   // counts depend on earlier values, so this is Knuth's unbiased path estimate (steps.cc).
   double log10_size = 0;
+  // The anchor is a dense (group 1) channel-blocked convolution, ConvNchwc: its programs can split
+  // the output's channel blocks or its rows between threads (row_split.cc).
+  bool blocked_conv = false;
 };
 
 // A program: for every slot, its `arity` values, flattened in slot order.
@@ -127,6 +130,21 @@ Program sample_program(const TaskSpace& space, std::mt19937_64& rng);
 // program.
 // They seed measurement; like every program they are checked and timed before they count.
 std::vector<Program> expert_programs(const TaskSpace& space, const HardwareInfo& hw);
+
+// Row splits (row_split.cc). At two or more threads, a blocked convolution whose parallel loop
+// splits the output's channel blocks makes every thread read its whole input, half of it written
+// by the other core; in these VMs' slow mode that costs ResNet-50's 1x1 convolutions up to 2x
+// inside the model, while the task timed alone (its input hot) cannot tell (BENCHMARKS.md, "Row
+// splits"). Splitting rows keeps each core on the rows it wrote when the producer splits rows too.
+//   splits_rows(space, p, threads)        p's parallel loop splits the output's rows: the
+//                                         channel-block var's S0 loop has extent 1 and the rows'
+//                                         S0 loop, of extent >= threads, is fused into it
+//   row_split_variant(space, p, threads)  p with the channel blocks' S0 factor moved into S1 (pad
+//                                         dropped) and the parallel loop widened to the rows; false
+//                                         when p splits rows already, the space is not a blocked
+//                                         convolution's, or the variant is not a valid program
+bool splits_rows(const TaskSpace& space, const Program& p, int threads);
+bool row_split_variant(const TaskSpace& space, const Program& p, int threads, Program* out);
 
 // True when the program has program_length() values, each among next_options of its prefix.
 bool is_valid_program(const TaskSpace& space, const Program& p);

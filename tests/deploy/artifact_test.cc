@@ -80,7 +80,7 @@ TEST(Artifact, BuildsAndVerifiesWithRecordedPrograms) {
   o.measure = fast_measure();
   o.progress = false;
   TuneReport tuned = tune_model(g, p, o);
-  std::vector<std::string> best = best_sentences_from_records(p, records.path(), hardware_key(hw));
+  std::vector<std::string> best = best_sentences_from_records(p, records.path(), hw);
   ASSERT_EQ(best.size(), p.tasks.size());
   int recorded = 0;
   for (const std::string& s : best) recorded += !s.empty();

@@ -312,6 +312,53 @@ TEST(Space, ConvolutionExpertsIncludeWidthVectorizedPrograms) {
   }
 }
 
+// Row splits (space.h): among random programs of a blocked convolution, those that split its
+// channel blocks between two threads have a row-split variant, which splits rows, stays valid and
+// computes the right answer; programs of other kinds (a plain convolution, a depthwise blocked
+// one) are never blocked_conv and have none.
+TEST(Space, RowSplitVariantsSplitRowsAndComputeTheRightAnswer) {
+  HardwareInfo hw = detect_hardware();
+  int convs = 0;
+  for (const TaskCase& c : representative_tasks(hw)) {
+    TaskSpace space = build_space(lower_subgraph(c.sub), hw);
+    const bool dense_blocked = family(c.sub.kind) == "conv2d_nchwc" &&
+                               space.rule == SpaceRule::TiledAnchor &&
+                               c.name.find("/plain") == std::string::npos;
+    SCOPED_TRACE(c.name);
+    std::mt19937_64 rng(5);
+    if (!dense_blocked) {
+      EXPECT_FALSE(space.blocked_conv && family(c.sub.kind) != "conv2d_nchwc");
+      Program p = sample_program(space, rng), v;
+      if (!space.blocked_conv) {
+        EXPECT_FALSE(row_split_variant(space, p, 2, &v));
+        EXPECT_FALSE(splits_rows(space, p, 2));
+      }
+      continue;
+    }
+    convs++;
+    ASSERT_TRUE(space.blocked_conv);
+    std::vector<Tensor> inputs = random_inputs(c.sub, 3);
+    Tensor ref = interpret(c.sub.graph, inputs).at(0);
+    int variants = 0;
+    for (int i = 0; i < 200 && variants < 4; i++) {
+      Program p = sample_program(space, rng), v;
+      if (!row_split_variant(space, p, 2, &v)) continue;
+      variants++;
+      EXPECT_FALSE(splits_rows(space, p, 2)) << program_str(space, p);
+      EXPECT_TRUE(splits_rows(space, v, 2)) << program_str(space, v);
+      ASSERT_TRUE(is_valid_program(space, v));
+      Program again;
+      EXPECT_FALSE(row_split_variant(space, v, 2, &again));  // already splits rows
+      LoweredTask t = lower_subgraph(c.sub);
+      apply_program(t, space, v);
+      Tensor got = run_task(t, inputs);
+      EXPECT_LE(max_rel_violation(got, ref, 1e-3, 1e-3), 1.0) << program_str(space, v);
+    }
+    EXPECT_EQ(variants, 4);
+  }
+  EXPECT_GE(convs, 1);
+}
+
 // Random sampling keeps a pad slot's extent with chance 3/4 (uniformly, most random programs were
 // padded: slower to compile and to run), the other options uniformly; samples stay valid.
 TEST(Space, SamplingPrefersUnpaddedExtents) {
