@@ -277,7 +277,7 @@ def main():
                         speed[(t, m, n)] = "FAIL"
                     add(n, None, None, status, cov, meas, wall, note)
                 if s.get("coverage") and s["coverage"][0] < s["coverage"][1]:
-                    md[-1] = md[-1][:-2] + "; **some tasks had no record: default schedule** |"
+                    md[-1] = md[-1][:-2] + "; **some tasks have no error-free record (none measured, or every program of theirs failed; see the records): default schedule** |"
             if default_ms:
                 speed[(t, m, "default")] = 1.0
             for p in PEERS:

@@ -9,7 +9,9 @@ bench/heldout):
 2. legalize and fuse it as `compile_relax` does and tune every TIR function with MetaSchedule's
    gradient task scheduler within ONE budget of PER_TASK x g measurements, g = tlm's number of
    tasks of the model (`--tasks`, default: what `tlm tune` reports for it), i.e. the budget of
-   TLM-PER_TASKxg; evolutionary search, XGBoost cost model, batches of 64, seed 0; each
+   TLM-PER_TASKxg; evolutionary search, XGBoost cost model, seed 0, batches of budget /
+   functions (so that every TIR function gets a round; MetaSchedule's default 64 would leave
+   most of a model's functions untuned at these budgets); each
    candidate timed as tlm's harness times one (a warm-up call, 5 samples of >= 20 ms, median);
 3. compile the model from the tuning database, check it against onnxruntime again, and time it
    through the Relax VM taking turns with an onnxruntime session on the same inputs and threads
@@ -186,7 +188,12 @@ def run_model(args, tvm, relax, ms, onnx, tn, target, machine, name, path, budge
     extracted = ms.relax_integration.extract_tasks(tn.prepare(mod, target), target)
     contexts, weights = ms.relax_integration.extracted_tasks_to_tune_contexts(
         extracted, work_dir=work, num_threads=1, seed=args.seed)
-    log(f"{name}: {len(contexts)} TIR functions, budget {budget} measurements")
+    # MetaSchedule measures a batch of num_trials_per_iter candidates of one function per round
+    # (64 by default, what the subgraph runs use). At PER_TASK x g measurements for a whole model
+    # that would tune budget/64 functions and leave the rest untuned, so the batch is cut to what
+    # gives every function one round: budget / functions (at least 2, at most 64).
+    per_iter = max(2, min(64, budget // max(1, len(contexts))))
+    log(f"{name}: {len(contexts)} TIR functions, budget {budget} measurements, batches of {per_iter}")
     builder = ms.builder.LocalBuilder(max_workers=1, timeout_sec=args.timeout)
     runner = ms.runner.LocalRunner(evaluator_config=tn.evaluator(), timeout_sec=args.timeout)
     recorder = tn.Recorder()
@@ -194,7 +201,7 @@ def run_model(args, tvm, relax, ms, onnx, tn, target, machine, name, path, budge
     callbacks = list(ms.measure_callback.MeasureCallback.create("default")) + [recorder]
     database = ms.tune_tasks(
         tasks=contexts, task_weights=weights, work_dir=work, max_trials_global=budget,
-        num_trials_per_iter=min(64, budget), builder=builder, runner=runner,
+        num_trials_per_iter=per_iter, builder=builder, runner=runner,
         database=ms.database.JSONDatabase(work_dir=work),
         cost_model=ms.cost_model.CostModel.create("xgb", num_tuning_cores=1),
         measure_callbacks=callbacks, task_scheduler="gradient")

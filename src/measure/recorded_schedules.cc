@@ -50,8 +50,8 @@ std::vector<std::string> best_sentences_from_records(const Partition& p,
     std::stable_sort(ranked.begin(), ranked.end(),
                      [](const auto& a, const auto& b) { return a.first < b.first; });
     // Only a choice within the tolerance needs the task's space (lowering it costs ~10 ms).
-    const bool close = ranked.size() > 1 &&
-                       ranked[1].first <= ranked[0].first * (1 + kRowSplitTolerance);
+    const bool close =
+        ranked.size() > 1 && ranked[1].first <= ranked[0].first * (1 + kRowSplitTolerance);
     if (hw.cores < 2 || !close || is_autoscheduler_marker(ranked[0].second)) {
       out.push_back(ranked[0].second);
       continue;

@@ -286,8 +286,7 @@ void remeasure_and_pick(Run& run) {
       Program program, rows;
       if (!program_from_sentence(*t.harness->printer, sentence, &program)) continue;
       queue(program, sentence);
-      if (run.hw.cores >= 2 &&
-          row_split_variant(t.harness->space, program, run.hw.cores, &rows))
+      if (run.hw.cores >= 2 && row_split_variant(t.harness->space, program, run.hw.cores, &rows))
         queue(rows, t.harness->printer->text(rows));
     }
   }
@@ -302,7 +301,8 @@ void remeasure_and_pick(Run& run) {
     for (const auto& [sentence, r] : pool) ranked.push_back({r.median_s, sentence});
     std::stable_sort(ranked.begin(), ranked.end(),
                      [](const auto& a, const auto& b) { return a.first < b.first; });
-    const std::string chosen = deployed_choice(*run.tasks[k].harness->printer, run.hw.cores, ranked);
+    const std::string chosen =
+        deployed_choice(*run.tasks[k].harness->printer, run.hw.cores, ranked);
     const MeasureRecord& r = pool.at(chosen);
     res.best_s = r.median_s;
     res.best_spread = stats_from_samples(r.latencies_s).spread;
@@ -432,7 +432,8 @@ const std::vector<StrategyInfo>& strategies() {
         {"tlm", StrategyKind::Search,
          "programs written by the tensor language model (--model, default the shipped one): "
          "first its zero-shot candidates in the --zero-shot mode's order (default: its greedy "
-         "program and the expert programs (and 32 samples for untiled tasks) as the zero-shot ranker orders them), "
+         "program and the expert programs (and 32 samples for untiled tasks) as the zero-shot "
+         "ranker orders them), "
          "then samples; --trials-per-task 0: the zero-shot program, no measurement"},
         {"tlm-evolutionary", StrategyKind::Search,
          "evolutionary search seeded with the language model's programs, the model also "
