@@ -3,6 +3,9 @@
     records(path)   (raw line, record) per JSON line of a tlm records file, in file order; a line
                     cut short (a run killed while writing) is reported on stderr and skipped
     seconds(text)   '2m13s' / '37.2s' / '1h2m3s' (tlm's wall-time format) -> seconds
+    seeded_feeds(inputs)  {name: array} for an ONNX Runtime session's inputs (sess.get_inputs()):
+                    seeded normal floats, integers in [0, 1000) (token ids), symbolic dims as 1;
+                    the same inputs in every script that compares runtimes on a whole model
 """
 import json
 import re
@@ -26,3 +29,16 @@ def seconds(text):
     for num, unit in re.findall(r"([0-9.]+)([hms])", text):
         total += float(num) * {"h": 3600, "m": 60, "s": 1}[unit]
     return total
+
+
+def seeded_feeds(inputs, seed=0):
+    import numpy as np
+    rng = np.random.default_rng(seed)
+    feeds = {}
+    for i in inputs:
+        shape = [d if isinstance(d, int) else 1 for d in i.shape]
+        if "float" in i.type:
+            feeds[i.name] = rng.standard_normal(shape).astype(np.float32)
+        else:
+            feeds[i.name] = rng.integers(0, 1000, shape).astype(np.int64)
+    return feeds

@@ -37,6 +37,9 @@ import time
 import numpy as np
 import onnxruntime as ort
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from benchlib import seeded_feeds  # noqa: E402
+
 
 def build_artifact(tlm, threads, onnx, records, out_dir, env, flags, reuse=False):
     """`tlm compile` (which builds and verifies the runner), then the same objects as a .so.
@@ -99,15 +102,7 @@ def ort_session(path, threads):
     so.inter_op_num_threads = 1
     so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
     sess = ort.InferenceSession(path, so, providers=["CPUExecutionProvider"])
-    rng = np.random.default_rng(0)
-    feed = {}
-    for i in sess.get_inputs():
-        shape = [d if isinstance(d, int) else 1 for d in i.shape]
-        if "float" in i.type:
-            feed[i.name] = rng.standard_normal(shape).astype(np.float32)
-        else:
-            feed[i.name] = rng.integers(0, 1000, shape).astype(np.int64)
-    return sess, feed
+    return sess, seeded_feeds(sess.get_inputs())
 
 
 def block(f, calls, drop):

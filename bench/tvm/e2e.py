@@ -34,9 +34,11 @@ import sys
 import time
 import traceback
 
-import numpy as np
 
 import subgraphs as sg
+
+sys.path.insert(0, sg.BENCH)
+from benchlib import seeded_feeds  # noqa: E402
 
 ROOT = os.path.dirname(sg.BENCH)
 ONNX_DIR = os.path.join(sg.BENCH, "results", "e2e", "onnx")
@@ -73,15 +75,7 @@ def feeds_for(path):
     """Seeded inputs for every graph input, as bench/lose/interleave.py makes them."""
     import onnxruntime as ort
     sess = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
-    rng = np.random.default_rng(0)
-    feeds = {}
-    for i in sess.get_inputs():
-        shape = [d if isinstance(d, int) else 1 for d in i.shape]
-        if "float" in i.type:
-            feeds[i.name] = rng.standard_normal(shape).astype(np.float32)
-        else:
-            feeds[i.name] = rng.integers(0, 1000, shape).astype(np.int64)
-    return feeds
+    return seeded_feeds(sess.get_inputs())
 
 
 def ort_session(path, threads):
