@@ -1,5 +1,5 @@
-// The best recorded program of each task, as a schedule: what the tuner's end-to-end step, `tlm
-// compile` and (later) the language model's deployment apply to a whole model.
+// The recorded program deployed for each task, as a schedule: what the tuner's end-to-end step,
+// `tlm compile` and (later) the language model's deployment apply to a whole model.
 //
 //   best_sentences_from_records(p, file, hw)  per task of the partition, the deployed choice
 //                                             among its error-free records on this hardware
