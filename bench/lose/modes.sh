@@ -18,7 +18,9 @@ root=$(cd "$here/../.." && pwd)
 out=$1; onnx=$2; shift 2
 [[ -f $onnx ]] || { echo "error: no model at $onnx" >&2; exit 1; }
 mkdir -p "$out"
-probe=$out/probe_crosscore
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+probe=$tmp/probe_crosscore
 c++ -O2 -march=native -std=c++17 "$here/probe_crosscore.cc" -o "$probe" -lpthread
 variants=()
 for v in "$@"; do variants+=(--variant "$v"); done
@@ -46,4 +48,3 @@ EOF
   grep "tlm / ORT" "$out/interleave.r$r.txt" >> "$out/modes.log"
   mv "$out/art/$model.${threads}t.csv" "$out/$model.${threads}t.r$r.csv"
 done
-rm -f "$probe"
