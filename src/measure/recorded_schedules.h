@@ -29,10 +29,12 @@ std::vector<std::string> best_sentences_from_records(const Partition& p,
                                                      const HardwareInfo& hw);
 
 // Measured alone, a row-split program of ResNet-50's convolutions is within a few percent of the
-// channel-split best; inside the model at two threads the channel split costs up to 1.2x the
-// whole model in the slow mode and nothing measurable in the fast mode (BENCHMARKS.md, "Row
-// splits"), so a row split within this fraction of the fastest is deployed instead.
-constexpr double kRowSplitTolerance = 0.05;
+// channel-split best; inside the model at two threads the channel split costs up to 1.25x the
+// whole model in the slow mode and nothing measurable in the fast mode. With TLM-10xg's records,
+// row splits within 5% / 8% / 12% of the fastest ran the model in the slow mode at 1.16x /
+// 1.10x / 1.06x ORT's time (channel splits: 1.24x) and level with it in the fast mode
+// (BENCHMARKS.md, "Row splits"), so a row split within 12% of the fastest is deployed instead.
+constexpr double kRowSplitTolerance = 0.12;
 
 // `ranked`: a task's measured (median seconds, sentence), fastest first (ties: the earlier
 // measurement first). Returns the sentence to deploy (an autoscheduler marker as it is).
