@@ -71,13 +71,6 @@ def parse_args():
 TLM_TASKS = {"resnet50": 27, "mobilenet_v2": 32, "bert-base": 10, "gpt2": 13}
 
 
-def feeds_for(path):
-    """Seeded inputs for every graph input, as bench/lose/interleave.py makes them."""
-    import onnxruntime as ort
-    sess = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
-    return seeded_feeds(sess.get_inputs())
-
-
 def ort_session(path, threads):
     import onnxruntime as ort
     so = ort.SessionOptions()
@@ -155,9 +148,9 @@ def main():
 
 def run_model(args, tvm, relax, ms, onnx, tn, target, machine, name, path, budget, log):
     model = onnx.load(path)
-    feeds = feeds_for(path)
-    order = [i.name for i in model.graph.input if i.name in feeds]
     sess = ort_session(path, args.threads)
+    feeds = seeded_feeds(sess.get_inputs())  # as bench/lose/interleave.py makes them
+    order = [i.name for i in model.graph.input if i.name in feeds]
     ref = sess.run(None, feeds)
     t0 = time.perf_counter()
     mod = sg.to_relax(model)
@@ -204,8 +197,7 @@ def run_model(args, tvm, relax, ms, onnx, tn, target, machine, name, path, budge
     log(f"{name}: {len(recorder.rows)} measurements ({failed} failed) in {wall:.1f} s")
     ex = ms.relax_integration.compile_relax(database, mod, target, params=None)
     ok, err, vm, vm_args = check(ex)
-    ort_feed = dict(feeds)
-    tuned_ms, ort_ms = taking_turns(lambda: vm["main"](*vm_args), lambda: sess.run(None, ort_feed),
+    tuned_ms, ort_ms = taking_turns(lambda: vm["main"](*vm_args), lambda: sess.run(None, feeds),
                                     args.blocks, args.calls)
     log(f"{name}: tuned {tuned_ms:.2f} ms, {'verified' if ok else f'WRONG (max err {err:.3g})'}; "
         f"onnxruntime {ort_ms:.2f} ms in the same turns: tuned / ORT {tuned_ms / ort_ms:.3f}")

@@ -1,7 +1,5 @@
 #include "measure/recorded_schedules.h"
 
-#include <algorithm>
-#include <cmath>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -32,12 +30,8 @@ std::string deployed_choice(const TaskPrinter& printer, int threads,
 std::vector<std::string> best_sentences_from_records(const Partition& p,
                                                      const std::string& records_path,
                                                      const HardwareInfo& hw) {
-  const std::string key = hardware_key(hw);
-  std::map<std::string, std::vector<std::pair<double, std::string>>> by_task;
-  for (const MeasureRecord& r : load_records(records_path)) {
-    if (!r.ok() || !std::isfinite(r.median_s) || r.hardware != key) continue;
-    by_task[r.task_key].push_back({r.median_s, r.sentence});
-  }
+  const std::vector<MeasureRecord> records = load_records(records_path);
+  const auto by_task = ranked_per_task(records, hardware_key(hw));
   std::vector<std::string> out;
   for (const Task& t : p.tasks) {
     auto it = by_task.find(t.sub.key);
@@ -45,10 +39,8 @@ std::vector<std::string> best_sentences_from_records(const Partition& p,
       out.push_back("");
       continue;
     }
-    std::vector<std::pair<double, std::string>>& ranked = it->second;
-    // Fastest first; equal medians keep the records' order (the earlier measurement first).
-    std::stable_sort(ranked.begin(), ranked.end(),
-                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::vector<std::pair<double, std::string>> ranked;
+    for (const MeasureRecord* r : it->second) ranked.push_back({r->median_s, r->sentence});
     // Only a choice within the tolerance needs the task's space (lowering it costs ~10 ms).
     const bool close =
         ranked.size() > 1 && ranked[1].first <= ranked[0].first * (1 + kRowSplitTolerance);

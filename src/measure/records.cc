@@ -301,9 +301,8 @@ bool RecordReader::read_line(std::string* line) {
     if (!gzgets((gzFile)gz_, buf, sizeof buf)) {
       int err = 0;
       const char* msg = gzerror((gzFile)gz_, &err);
-      TLM_USER_CHECK(err == Z_OK)
-          << "error reading records file '" << path_ << "' after line " << line_no_ << ": "
-          << msg << " (a damaged .gz file?)";
+      TLM_USER_CHECK(err == Z_OK) << "error reading records file '" << path_ << "' after line "
+                                  << line_no_ << ": " << msg << " (a damaged .gz file?)";
       return !line->empty();  // the last line may lack its newline
     }
     line->append(buf);
@@ -350,20 +349,26 @@ std::vector<MeasureRecord> load_records(const std::string& path, LoadStats* stat
 // ---------------------------------------------------------------------------------------------
 // Queries
 
-std::map<std::string, MeasureRecord> best_per_task(const std::vector<MeasureRecord>& records,
-                                                   const std::string& hardware) {
-  std::map<std::string, MeasureRecord> best;
+std::map<std::string, std::vector<const MeasureRecord*>> ranked_per_task(
+    const std::vector<MeasureRecord>& records, const std::string& hardware) {
+  std::map<std::string, std::vector<const MeasureRecord*>> ranked;
   for (const MeasureRecord& r : records) {
     if (!r.ok() || !std::isfinite(r.median_s)) continue;
     if (!hardware.empty() && r.hardware != hardware) continue;
-    auto it = best.find(r.task_key);
-    if (it == best.end()) {
-      best.emplace(r.task_key, r);
-    } else if (r.median_s < it->second.median_s ||
-               (r.median_s == it->second.median_s && r.timestamp_ms < it->second.timestamp_ms)) {
-      it->second = r;
-    }
+    ranked[r.task_key].push_back(&r);
   }
+  for (auto& [key, rs] : ranked)
+    std::stable_sort(rs.begin(), rs.end(), [](const MeasureRecord* a, const MeasureRecord* b) {
+      return a->median_s < b->median_s ||
+             (a->median_s == b->median_s && a->timestamp_ms < b->timestamp_ms);
+    });
+  return ranked;
+}
+
+std::map<std::string, MeasureRecord> best_per_task(const std::vector<MeasureRecord>& records,
+                                                   const std::string& hardware) {
+  std::map<std::string, MeasureRecord> best;
+  for (const auto& [key, rs] : ranked_per_task(records, hardware)) best.emplace(key, *rs.front());
   return best;
 }
 

@@ -129,9 +129,12 @@ struct LoadStats {
 // caller gets the count and decides.
 std::vector<MeasureRecord> load_records(const std::string& path, LoadStats* stats = nullptr);
 
-// The lowest-median error-free record of each task (ties: the earlier one), keyed by task_key.
-// With a non-empty `hardware`, only records measured on that hardware_key() count. This is the
-// paper's demonstration data (§5.3).
+// Every error-free record of each task, keyed by task_key, fastest first (equal medians: the
+// earlier one first); pointers into `records`. With a non-empty `hardware`, only records measured
+// on that hardware_key() count. What a model deploys chooses among these (recorded_schedules.h).
+std::map<std::string, std::vector<const MeasureRecord*>> ranked_per_task(
+    const std::vector<MeasureRecord>& records, const std::string& hardware = "");
+// The first of each task's ranked_per_task(): the paper's demonstration data (§5.3).
 std::map<std::string, MeasureRecord> best_per_task(const std::vector<MeasureRecord>& records,
                                                    const std::string& hardware = "");
 // latency_total of §5.3: the sum over tasks of their best median. It can only fall as records
