@@ -225,8 +225,9 @@ std::string comparison_table(const Partition& p, const std::vector<ScheduleSet>&
 }
 
 // --alone: per task, the in-model median per instance next to the same instance timed by itself
-// (hot: in a row; cold: after writing 64 MiB, more than any last-level cache of this machine kind;
-// idle: after a 2 ms sleep, so the pool's workers have gone to sleep), then the sums.
+// (hot: in a row; cold: after every thread rewrote its share of 64 MiB, more than any last-level
+// cache of this machine kind; idle: after a 2 ms sleep, so the pool's workers have gone to
+// sleep), then the sums.
 std::string alone_table(const Partition& p, CompiledModel& m, const std::vector<Tensor>& inputs,
                         const Timing& in_model, int repeat) {
   AloneOptions hot, cold, idle;
@@ -272,7 +273,7 @@ std::string alone_table(const Partition& p, CompiledModel& m, const std::vector<
   }
   row("", "sum", p.instances.size(), sum);
   out += "  (ms summed over each task's instances, each a median; alone: the instance run by "
-         "itself in a row; cold: after writing 64 MiB; idle: after a 2 ms sleep)\n";
+         "itself in a row; cold: after every thread rewrote its share of 64 MiB; idle: after a 2 ms sleep)\n";
   return out;
 }
 

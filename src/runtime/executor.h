@@ -40,7 +40,8 @@ struct CompileOptions {
 // CompiledModel::time_alone: how each instance is timed by itself.
 struct AloneOptions {
   int repeat = 10;
-  int64_t flush_bytes = 0;  // > 0: write this much scratch memory before every timed run
+  int64_t flush_bytes = 0;  // > 0: every thread rewrites its share of this much scratch memory
+                            // before every timed run (evicts the caches)
   int pause_us = 0;         // > 0: sleep this long before every timed run (idle pool workers)
 };
 
