@@ -12,7 +12,7 @@
 //            producer's split: half of it remote)
 //   aligned  each CPU wrote one half and reads the same half back (producer and consumer split
 //            alike); the read time of the slower half
-//   memory   CPU 1 reads it after CPU 1 wrote 64 MiB elsewhere (from memory, as "cold")
+//   memory   CPU 1 wrote it, then rewrote 64 MiB elsewhere; CPU 1 reads it (from memory)
 //
 //   c++ -O2 -march=native -std=c++17 bench/lose/probe_crosscore.cc -o /tmp/probe_crosscore \
 //       -lpthread && /tmp/probe_crosscore [SECONDS=60]
@@ -92,6 +92,7 @@ int main(int argc, char** argv) {
   const double seconds = argc > 1 ? std::atof(argv[1]) : 60;
   std::vector<float> buf(kFloats);
   std::vector<char> flush(kFlushBytes);
+  volatile char* flushed = flush.data();
   Helper h;
   h.buf = buf.data();
   std::thread worker([&] { h.loop(); });
@@ -122,7 +123,11 @@ int main(int argc, char** argv) {
       h.run(3);
       double mine = timed_read(buf.data() + kFloats / 2, kFloats / 2);
       t[3].push_back(2 * std::max(mine, h.read_s));
-      std::memset(flush.data(), (int)v, flush.size());  // memory
+      // memory: CPU 1 writes the buffer (no other core keeps a copy), then rewrites one byte per
+      // line of 64 MiB, which evicts it. (A memset would not: glibc's memset of this size uses
+      // streaming stores that bypass the caches, and "memory" read like "halves" until 2026-11-26.)
+      write_range(buf.data(), kFloats, ++v);
+      for (size_t i = 0; i < flush.size(); i += 64) flushed[i] = (char)(flushed[i] + 1);
       t[4].push_back(timed_read(buf.data(), kFloats));
     }
     std::printf("%4ds", sec);

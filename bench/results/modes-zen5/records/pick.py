@@ -1,5 +1,5 @@
 import json,sys
-sys.path.insert(0,'/tmp/rs')
+import os; sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from analyze import rows
 src,tol,out=sys.argv[1],float(sys.argv[2]),sys.argv[3]
 by={}
