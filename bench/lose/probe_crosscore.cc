@@ -1,8 +1,9 @@
 // Probe: what the VM's "slow mode" makes expensive (BENCHMARKS.md, "The slow mode" and "Huge
 // pages ..."). Inside ResNet-50 at two threads, the 1x1 convolutions that read a large activation
-// run up to 2x their time alone in the slow mode, while the same task with its input flushed to
-// memory first ("cold") is only 1.1-1.2x: reading what the other core has just written looks
-// more expensive than reading memory. Not part of tlm: two threads pinned to CPUs 0 and 1, one
+// run up to 2x their time alone in the slow mode. Measured with the flush mended (BENCHMARKS.md,
+// "Inside the model at two threads"): in the fast mode CPU 1 reads what CPU 0 wrote as fast as
+// its own lines (the vCPUs share a last-level cache), in the slow mode only at memory speed (they
+// do not). Not part of tlm: two threads pinned to CPUs 0 and 1, one
 // buffer the size of a 56x56x256 fp32 activation (3.2 MB), and every second one line with the
 // read bandwidth of CPU 1 in five situations:
 //

@@ -28,7 +28,7 @@ A model the frontend or TVM's build cannot take gets a row with its error, never
 --retime compiles, checks and times a model again from the database an earlier run left in
 bench/results/tvm/work/ (no tuning; its row says "retimed"). At two or more threads the two
 runtimes' worker threads spin after a call: --settle (seconds slept before every block, default
-0.05) must outlast that, or the block that follows runs against the other runtime's spinning
+0.05 at one thread and 0.5 at more) must outlast that, or the block that follows runs against the other runtime's spinning
 workers (measured on Zen 5 at 2 threads, MobileNet-V2: ORT 8.0 ms after TVM's blocks with 0.05 s,
 against ~2 ms alone).
 """
@@ -63,8 +63,9 @@ def parse_args():
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--blocks", type=int, default=9, help="timing blocks per side")
     ap.add_argument("--calls", type=int, default=10, help="calls per timing block")
-    ap.add_argument("--settle", type=float, default=0.05,
-                    help="seconds slept before every timing block (the other runtime's workers stop spinning)")
+    ap.add_argument("--settle", type=float,
+                    help="seconds slept before every timing block, so that the other runtime's workers "
+                         "stop spinning (default: 0.05 at one thread, 0.5 at more)")
     ap.add_argument("--retime", action="store_true",
                     help="no tuning: compile and time from the database of an earlier run")
     ap.add_argument("--mcpu", help="LLVM CPU name (default: this host's)")
@@ -114,6 +115,8 @@ def taking_turns(tvm_call, ort_call, blocks, calls, settle):
 
 def main():
     args = parse_args()
+    if args.settle is None:
+        args.settle = 0.05 if args.threads == 1 else 0.5
     tvm = sg.import_tvm()  # before any other tvm import; sets TVM_NUM_THREADS=1 unless set
     os.environ["TVM_NUM_THREADS"] = str(args.threads)
     import onnx
