@@ -273,7 +273,8 @@ std::string alone_table(const Partition& p, CompiledModel& m, const std::vector<
   }
   row("", "sum", p.instances.size(), sum);
   out += "  (ms summed over each task's instances, each a median; alone: the instance run by "
-         "itself in a row; cold: after every thread rewrote its share of 64 MiB; idle: after a 2 ms sleep)\n";
+         "itself in a row; cold: after every thread rewrote its share of 64 MiB; idle: after a "
+         "2 ms sleep)\n";
   return out;
 }
 

@@ -312,6 +312,34 @@ TEST(Space, ConvolutionExpertsIncludeWidthVectorizedPrograms) {
   }
 }
 
+// A dense channel-blocked convolution's expert programs keep the accumulator per S1 tile in some
+// and per register block (ComputeAt level 3) in others (expert.cc, nchwc_targets); a depthwise
+// one's do not change level. Each is valid (the property test checks their results).
+TEST(Space, BlockedConvolutionExpertsKeepTheAccumulatorAtTwoLevels) {
+  HardwareInfo hw = detect_hardware();
+  int dense = 0;
+  for (const TaskCase& c : representative_tasks(hw)) {
+    const std::string fam = family(c.sub.kind);
+    if (fam != "conv2d_nchwc" || c.name.find("/plain") != std::string::npos) continue;
+    TaskSpace space = build_space(lower_subgraph(c.sub), hw);
+    if (space.rule != SpaceRule::TiledAnchor) continue;
+    SCOPED_TRACE(c.name);
+    dense++;
+    std::set<int64_t> levels;
+    for (const Program& p : expert_programs(space, hw)) {
+      ASSERT_TRUE(is_valid_program(space, p));
+      size_t at = 0;
+      for (const Slot& s : space.slots) {
+        if (s.kind == StepKind::ComputeAt && s.stage == space.anchor) levels.insert(p.values[at]);
+        at += s.arity;
+      }
+    }
+    EXPECT_TRUE(levels.count(1)) << "no expert with the accumulator per S1 tile";
+    EXPECT_TRUE(levels.count(3)) << "no expert with the accumulator per register block";
+  }
+  EXPECT_GE(dense, 1);
+}
+
 // Row splits (space.h): among random programs of a blocked convolution, those that split its
 // channel blocks between two threads have a row-split variant, which splits rows, stays valid and
 // computes the right answer; programs of other kinds (a plain convolution, a depthwise blocked
