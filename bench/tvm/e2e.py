@@ -28,9 +28,9 @@ A model the frontend or TVM's build cannot take gets a row with its error, never
 --retime compiles, checks and times a model again from the database an earlier run left in
 bench/results/tvm/work/ (no tuning; its row says "retimed"). At two or more threads the two
 runtimes' worker threads spin after a call: --settle (seconds slept before every block, default
-0.05 at one thread and 0.5 at more) must outlast that, or the block that follows runs against the other runtime's spinning
-workers (measured on Zen 5 at 2 threads, MobileNet-V2: ORT 8.0 ms after TVM's blocks with 0.05 s,
-against ~2 ms alone).
+0.05 at one thread and 0.5 at more) must outlast that, or the block that follows runs against
+the other runtime's spinning workers (measured on Zen 5 at 2 threads, MobileNet-V2: ORT 8.0 ms
+after TVM's blocks with 0.05 s, 2.4 ms with 0.5 s).
 """
 import argparse
 import csv
@@ -40,7 +40,6 @@ import statistics
 import sys
 import time
 import traceback
-
 
 import subgraphs as sg
 

@@ -313,8 +313,8 @@ TEST(Space, ConvolutionExpertsIncludeWidthVectorizedPrograms) {
 }
 
 // A dense channel-blocked convolution's expert programs keep the accumulator per S1 tile in some
-// and per register block (ComputeAt level 3) in others (expert.cc, nchwc_targets); a depthwise
-// one's do not change level. Each is valid (the property test checks their results).
+// and per register block (ComputeAt level 3) in others (expert.cc, nchwc_targets). Each is valid
+// (the property test checks their results).
 TEST(Space, BlockedConvolutionExpertsKeepTheAccumulatorAtTwoLevels) {
   HardwareInfo hw = detect_hardware();
   int dense = 0;
