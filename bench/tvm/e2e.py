@@ -51,7 +51,7 @@ ONNX_DIR = os.path.join(sg.BENCH, "results", "e2e", "onnx")
 RESULTS = os.path.join(sg.BENCH, "results", "tvm")
 FIELDS = ["model", "threads", "per_task", "g", "budget", "functions", "measurements", "failed",
           "tune_wall_s", "untuned_ms", "tuned_ms", "ort_ms", "tuned_over_ort", "verified",
-          "started", "error"]
+          "started", "settle_s", "error"]
 
 
 def parse_args():
@@ -143,7 +143,8 @@ def main():
         if name not in tasks:
             sys.exit(f"error: tlm's task count of {name} is unknown: pass --tasks {name}=g")
         row = {"model": name, "threads": args.threads, "per_task": args.per_task, "g": tasks[name],
-               "budget": args.per_task * tasks[name], "started": time.strftime("%Y-%m-%d %H:%M:%S")}
+               "budget": args.per_task * tasks[name], "started": time.strftime("%Y-%m-%d %H:%M:%S"),
+               "settle_s": args.settle}
         try:
             row.update(run_model(args, tvm, relax, ms, onnx, tn, target, machine, name, path,
                                  row["budget"], log))
@@ -151,12 +152,28 @@ def main():
             log(f"{name}: FAILED: {type(e).__name__}: {str(e).splitlines()[0][:300] if str(e) else ''}")
             traceback.print_exc()
             row["error"] = f"{type(e).__name__}: {str(e).splitlines()[0][:200] if str(e) else ''}"
-        new = not os.path.exists(base + ".csv")
-        with open(base + ".csv", "a", newline="") as f:
-            w = csv.DictWriter(f, FIELDS)
-            if new:
-                w.writeheader()
-            w.writerow(row)
+        append_row(base + ".csv", row)
+
+
+def append_row(path, row):
+    """Appends `row`; a csv written before a column was added is rewritten with the new header
+    (the old rows keep their values, the new column empty)."""
+    old = []
+    if os.path.exists(path):
+        with open(path, newline="") as f:
+            reader = csv.DictReader(f)
+            if reader.fieldnames == FIELDS:
+                old = None
+            else:
+                old = list(reader)
+    if old is None:
+        with open(path, "a", newline="") as f:
+            csv.DictWriter(f, FIELDS).writerow(row)
+        return
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, FIELDS)
+        w.writeheader()
+        w.writerows(old + [row])
 
 
 def run_model(args, tvm, relax, ms, onnx, tn, target, machine, name, path, budget, log):

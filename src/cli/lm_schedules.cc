@@ -41,19 +41,22 @@ std::vector<std::string> lm_schedules(const Partition& p, const HardwareInfo& hw
   }
   std::vector<std::string> out(p.tasks.size());
   ProgressLine progress(true, label + ": writing schedules", (int64_t)p.tasks.size());
-  int experts = 0;
+  int experts = 0, row_splits = 0;
   for (size_t i = 0; i < p.tasks.size(); i++) {
     LoweredTask lt = lower_subgraph(p.tasks[i].sub);
     TaskSpace space = build_space(lt, hw);
     TaskPrinter printer(p.tasks[i].sub, hw, space);
     ZeroShotChoice c = zero_shot_program(*m.lm, m.tok, printer, hw, zo);
     experts += c.expert ? 1 : 0;
+    row_splits += c.row_split ? 1 : 0;
     out[i] = printer.text(c.program);
     progress.update((int64_t)i + 1, "task " + std::to_string(p.tasks[i].id));
   }
   progress.finish();
-  std::printf("%s: zero-shot mode %s; %d of %zu chosen programs are expert programs\n",
-              label.c_str(), mode.c_str(), experts, p.tasks.size());
+  std::printf("%s: zero-shot mode %s; %d of %zu chosen programs are expert programs", label.c_str(),
+              mode.c_str(), experts, p.tasks.size());
+  if (row_splits > 0) std::printf(", %d split rows between the threads", row_splits);
+  std::printf("\n");
   return out;
 }
 

@@ -1,9 +1,11 @@
 #include "tune/lm_search.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <set>
 
+#include "space/space.h"
 #include "support/error.h"
 #include "tune/ranker.h"
 
@@ -126,6 +128,7 @@ ZeroShotOptions zero_shot_mode(const std::string& name) {
     o.beam = 0, o.experts = true;
   } else if (name == "ranker") {
     o.beam = 1, o.experts = true, o.rank = true, o.samples = 32;
+    o.row_split_p = kZeroShotRowSplitP;
   } else {
     std::string names;
     for (size_t i = 0; i < kZeroShotModeNames.size(); i++)
@@ -188,6 +191,22 @@ std::vector<ZeroShotChoice> zero_shot_candidates(const LanguageModel& m, const T
     std::stable_sort(out.begin(), out.end(), [](const ZeroShotChoice& a, const ZeroShotChoice& b) {
       return a.score > b.score;
     });
+    Program rows;
+    if (o.row_split_p >= 0 && hw.cores >= 2 &&
+        row_split_variant(printer.space(), out[0].program, hw.cores, &rows)) {
+      const float s = o.ranker->score(printer.space(), hw, {rows}).at(0);
+      const double p_faster = 1.0 / (1.0 + std::exp(-((double)s - out[0].score)));
+      if (p_faster >= o.row_split_p) {
+        ZeroShotChoice c{std::move(rows), out[0].logprob, out[0].expert, s, true};
+        // The variant may be a candidate already (further down): it moves to the front.
+        for (size_t i = 1; i < out.size(); i++)
+          if (out[i].program == c.program) {
+            out.erase(out.begin() + (std::ptrdiff_t)i);
+            break;
+          }
+        out.insert(out.begin(), std::move(c));
+      }
+    }
   }
   return out;
 }

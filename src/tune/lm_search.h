@@ -41,7 +41,20 @@ struct ZeroShotOptions {
   int samples = 0;    // Rows tasks (no tiled anchor): add this many of the model's sampled
                       // programs (distinct; seeded)
   uint64_t seed = 0;  // their seed: the same task, model and seed give the same programs
+  // With rank, at two or more threads: a blocked convolution's front program is preceded by its
+  // row-split variant (space.h, "Row splits") when the ranker gives the variant at least this
+  // probability of being the faster of the two (pairwise: the logistic of the score difference,
+  // what rank:pairwise learns). The zero-measurement counterpart of deployed_choice's tolerance
+  // (measure/recorded_schedules.h); < 0: never.
+  double row_split_p = -1;
 };
+// The "ranker" mode's row_split_p. Decided on training workloads at two threads (ResNet-50 at
+// 192, ResNet-18 at 224, MobileNet-V2 at 192; BENCHMARKS.md, "Row splits without measurement"):
+// the ranker puts every row-split variant of their zero-shot programs at 0.40-0.49 (a little
+// slower alone); from 0.45 up about a third of them are taken, which ran level or 1-2% faster in
+// the fast mode and ~10% faster in the slow mode; from 0.40 up nearly all, 4-8% slower in the
+// fast mode.
+constexpr double kZeroShotRowSplitP = 0.45;
 struct LmSearchOptions {
   double temperature = 1.0;
   int top_k = 0;
@@ -67,13 +80,15 @@ Program most_likely_program(const LanguageModel& m, const Tokenizer& tok,
 struct ZeroShotChoice {
   Program program;
   double logprob = 0;
-  bool expert = false;  // one of the expert programs
-  double score = 0;     // the ranker's (o.rank), else 0
+  bool expert = false;     // one of the expert programs (or, with row_split, a variant of one)
+  double score = 0;        // the ranker's (o.rank), else 0
+  bool row_split = false;  // put in front as a row-split variant (ZeroShotOptions::row_split_p)
 };
 // The named modes (--zero-shot): "ranker" (the default of `tlm run` and `tlm tune`: the greedy
 // program, the expert programs (tasks without any: 32 of the model's samples), ordered by the
-// zero-shot ranker;
-// the caller loads it, load_zero_shot_ranker), "experts" (only the expert programs, ranked by the
+// zero-shot ranker (the caller loads it, load_zero_shot_ranker), at two or more threads a blocked
+// convolution's front program preceded by its row-split variant when the ranker deems it nearly
+// as fast, kZeroShotRowSplitP), "experts" (only the expert programs, ranked by the
 // model; greedy for tasks without any), "greedy" (beam 1, no experts: the model alone, decision
 // by decision), "ranked" (beam 4 + experts). Measured on the held-out models (BENCHMARKS.md):
 // ranker > experts >> ranked ~ greedy; the beam's own programs outscore the experts in the
@@ -88,7 +103,7 @@ std::unique_ptr<Ranker> load_zero_shot_ranker(const ZeroShotOptions& o, const st
 
 // Every candidate (the beam's programs, the expert programs it did not find, the samples it did
 // not find), scored by the model, most likely first (with o.rank: the ranker's best first, ties
-// by likelihood); never empty (a task without expert programs gets the greedy program even with
+// by likelihood, and before it the row-split variant that o.row_split_p admits); never empty (a task without expert programs gets the greedy program even with
 // beam 0).
 std::vector<ZeroShotChoice> zero_shot_candidates(const LanguageModel& m, const Tokenizer& tok,
                                                  const TaskPrinter& printer,

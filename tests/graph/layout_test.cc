@@ -75,16 +75,21 @@ TEST(BlockChannels, SameFunctionAndTheExpectedRewrites) {
     EXPECT_EQ(count_op(b, Op::Slice), block == 8 ? 1 : 0);  // the padding dropped for the sigmoid
     // The stem reads the plain input; the max pool runs over the blocked value.
     for (const Node& n : b.nodes) {
-      if (n.op == Op::MaxPool) EXPECT_EQ(b.value(n.inputs[0]).shape.size(), 5u);
-      if (n.op == Op::ConvNchwc && b.value(n.inputs[0]).shape == Shape{1, 3, 20, 20})
+      if (n.op == Op::MaxPool) {
+        EXPECT_EQ(b.value(n.inputs[0]).shape.size(), 5u);
+      }
+      if (n.op == Op::ConvNchwc && b.value(n.inputs[0]).shape == Shape{1, 3, 20, 20}) {
         EXPECT_EQ(b.value(n.outputs[0]).shape, (Shape{1, 16 / block, 10, 10, block}));
+      }
       // Weights over a blocked input in MLAS's order [Co/B, Ci/B, kh, kw, B_in, B_out].
       if (n.op == Op::ConvNchwc) {
         const Shape& ws = b.value(n.inputs[1]).shape;
         const bool blocked_in = b.value(n.inputs[0]).shape.size() == 5 && n.i("group", 1) == 1;
         ASSERT_EQ(ws.size(), blocked_in ? 6u : 5u) << n.name;
         EXPECT_EQ(ws.back(), block);
-        if (blocked_in) EXPECT_EQ(ws[4], block);
+        if (blocked_in) {
+          EXPECT_EQ(ws[4], block);
+        }
       }
     }
     // Conversions back to NCHW only where a consumer needs it: the graph output r, the global

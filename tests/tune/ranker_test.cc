@@ -3,7 +3,8 @@
 // kept as 0, held-out tasks and foreign sentences left out); a ranker trained on groups whose
 // speed follows a known rule learns it for a task it never saw; it saves and loads with the same
 // scores and refuses damaged or foreign files; the "ranker" zero-shot mode puts the ranker's
-// favourite first. Synthetic latencies: what is tested is the plumbing and the learning, not a
+// favourite first, and at two threads a blocked convolution's row-split variant before it when
+// the ranker deems it nearly as fast. Synthetic latencies: what is tested is the plumbing and the learning, not a
 // machine.
 #include <gtest/gtest.h>
 
@@ -13,6 +14,7 @@
 
 #include "fixtures/task_cases.h"
 #include "fixtures/tiny_base.h"
+#include "space/space_cases.h"
 #include "space/features.h"
 #include "support/error.h"
 #include "support/hash.h"
@@ -255,6 +257,63 @@ TEST(Ranker, ZeroShotModeRankerPutsItsFavouriteFirst) {
   // Without a ranker the mode cannot run; the loader says where one is expected.
   EXPECT_EQ(load_zero_shot_ranker(zero_shot_mode("experts"), "nope.json"), nullptr);
   EXPECT_THROW(load_zero_shot_ranker(zo, "/nonexistent/ranker.json"), UserError);
+}
+
+// Row splits without measurement: at two threads the "ranker" mode puts the row-split variant of
+// a blocked convolution's favourite in front when the ranker gives it at least row_split_p of
+// being the faster (0: always, above 1: never); the rest keep their order; one thread never.
+TEST(Ranker, ZeroShotRowSplitsComeFirstWhenTheRankerAdmitsThem) {
+  TinyModel m(5);
+  const HardwareInfo hw2 = avx512();
+  const HardwareInfo hw1 = parse_hardware_key("isa=avx512,cores=1,vec=16,l1=32k,l2=1m,l3=32m");
+  int checked = 0;
+  for (const testing_space::TaskCase& tc : testing_space::representative_tasks(hw2)) {
+    auto h = make_task_harness(tc.sub, hw2, "unit");
+    if (!h->space.blocked_conv || h->space.rule != SpaceRule::TiledAnchor) continue;
+    SCOPED_TRACE(tc.name);
+    // Row splits three times slower: the favourite splits the channel blocks.
+    std::vector<MeasureRecord> recs = fake_records(*h, 60, 7);
+    for (MeasureRecord& x : recs) {
+      Program p;
+      ASSERT_TRUE(program_from_sentence(*h->printer, x.sentence, &p));
+      if (x.ok() && splits_rows(h->space, p, 2)) x.median_s *= 3;
+    }
+    RankerData d = ranker_data(recs, {});
+    RankerOptions ro;
+    ro.rounds = 20;
+    Ranker r = Ranker::train({&d.groups[0]}, ro);
+    ZeroShotOptions zo = zero_shot_mode("ranker");
+    EXPECT_DOUBLE_EQ(zo.row_split_p, kZeroShotRowSplitP);
+    zo.ranker = &r;
+    zo.row_split_p = -1;
+    const std::vector<ZeroShotChoice> base = zero_shot_candidates(*m.lm, m.tok, *h->printer, hw2, zo);
+    Program v;
+    if (!row_split_variant(h->space, base.at(0).program, 2, &v)) continue;
+    checked++;
+    zo.row_split_p = 0;
+    const std::vector<ZeroShotChoice> c = zero_shot_candidates(*m.lm, m.tok, *h->printer, hw2, zo);
+    EXPECT_EQ(c.at(0).program, v);
+    EXPECT_TRUE(c[0].row_split);
+    EXPECT_TRUE(splits_rows(h->space, c[0].program, 2));
+    EXPECT_FLOAT_EQ(c[0].score, r.score(h->space, hw2, {v}).at(0));
+    std::vector<Program> rest, base_rest;
+    for (size_t i = 1; i < c.size(); i++) rest.push_back(c[i].program);
+    for (const ZeroShotChoice& b : base)
+      if (b.program != v) base_rest.push_back(b.program);
+    EXPECT_EQ(rest, base_rest);
+    for (const ZeroShotChoice& x : base) EXPECT_FALSE(x.row_split);
+    zo.row_split_p = 1.01;
+    const std::vector<ZeroShotChoice> never =
+        zero_shot_candidates(*m.lm, m.tok, *h->printer, hw2, zo);
+    ASSERT_EQ(never.size(), base.size());
+    for (size_t i = 0; i < base.size(); i++) EXPECT_EQ(never[i].program, base[i].program);
+    // One thread: nothing to split.
+    auto h1 = make_task_harness(tc.sub, hw1, "unit");
+    zo.row_split_p = 0;
+    for (const ZeroShotChoice& x : zero_shot_candidates(*m.lm, m.tok, *h1->printer, hw1, zo))
+      EXPECT_FALSE(x.row_split);
+  }
+  EXPECT_GE(checked, 1) << "no blocked convolution whose favourite splits channel blocks";
 }
 
 }  // namespace
