@@ -103,8 +103,8 @@ std::unique_ptr<Ranker> load_zero_shot_ranker(const ZeroShotOptions& o, const st
 
 // Every candidate (the beam's programs, the expert programs it did not find, the samples it did
 // not find), scored by the model, most likely first (with o.rank: the ranker's best first, ties
-// by likelihood, and before it the row-split variant that o.row_split_p admits); never empty (a task without expert programs gets the greedy program even with
-// beam 0).
+// by likelihood, and before it the row-split variant that o.row_split_p admits); never empty (a
+// task without expert programs gets the greedy program even with beam 0).
 std::vector<ZeroShotChoice> zero_shot_candidates(const LanguageModel& m, const Tokenizer& tok,
                                                  const TaskPrinter& printer,
                                                  const HardwareInfo& hw,

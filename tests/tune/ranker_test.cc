@@ -4,8 +4,8 @@
 // speed follows a known rule learns it for a task it never saw; it saves and loads with the same
 // scores and refuses damaged or foreign files; the "ranker" zero-shot mode puts the ranker's
 // favourite first, and at two threads a blocked convolution's row-split variant before it when
-// the ranker deems it nearly as fast. Synthetic latencies: what is tested is the plumbing and the learning, not a
-// machine.
+// the ranker deems it nearly as fast. Synthetic latencies: what is tested is the plumbing and the
+// learning, not a machine.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -14,8 +14,8 @@
 
 #include "fixtures/task_cases.h"
 #include "fixtures/tiny_base.h"
-#include "space/space_cases.h"
 #include "space/features.h"
+#include "space/space_cases.h"
 #include "support/error.h"
 #include "support/hash.h"
 #include "tune/lm_search.h"
@@ -286,7 +286,8 @@ TEST(Ranker, ZeroShotRowSplitsComeFirstWhenTheRankerAdmitsThem) {
     EXPECT_DOUBLE_EQ(zo.row_split_p, kZeroShotRowSplitP);
     zo.ranker = &r;
     zo.row_split_p = -1;
-    const std::vector<ZeroShotChoice> base = zero_shot_candidates(*m.lm, m.tok, *h->printer, hw2, zo);
+    const std::vector<ZeroShotChoice> base =
+        zero_shot_candidates(*m.lm, m.tok, *h->printer, hw2, zo);
     Program v;
     if (!row_split_variant(h->space, base.at(0).program, 2, &v)) continue;
     checked++;
