@@ -52,7 +52,7 @@ struct ZeroShotOptions {
 // 192, ResNet-18 at 224, MobileNet-V2 at 192; BENCHMARKS.md, "Row splits without measurement"):
 // the ranker gives the row-split variants of ResNet-50's zero-shot programs 0.40-0.49 (a little
 // slower alone). From 0.45 up 9 / 7 / 10 of the three models' tasks take theirs, which ran 0-2%
-// faster than none in the fast mode and 2-11% faster in the slow mode; from 0.40 up 20 / 11 / 12,
+// faster than none in the fast mode and 8-11% faster in the slow mode; from 0.40 up 20 / 11 / 12,
 // 3-8% slower than none in the fast mode on the ResNets.
 constexpr double kZeroShotRowSplitP = 0.45;
 struct LmSearchOptions {
