@@ -5,9 +5,14 @@
 // is left out, a ranker is fit on the rest and measured on them (how close its top-scored program
 // comes to each task's best, beside the first program measured and the average one).
 //
+// --validate-on FILE... reports the same split on those records' groups alone (e.g. the expert
+// programs: the candidates the zero-shot mode chooses among).
+//
 // `tlm ranker eval --ranker R --records FILE...`: the same numbers for a saved ranker on other
 // records (e.g. the held-out models' expert-evolutionary records, which measure every expert
-// program of every task).
+// program of every task); --worst N lists the N tasks where its choice loses most.
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <memory>
 
@@ -21,6 +26,8 @@ namespace {
 
 struct RankerCliOptions {
   std::vector<std::string> records;
+  std::vector<std::string> validate_on;
+  int worst = 0;
   std::string out;
   std::string ranker;
   int validate_every = 5;  // 0: no validation split
@@ -32,10 +39,13 @@ void print_eval(const char* what, const RankerEval& e, bool with_ranker) {
   if (with_ranker)
     std::printf(" ranker %.3f (the best in %.0f%%),", e.ranker, 100.0 * e.ranker_top1);
   std::printf(" first measured %.3f, average program %.3f\n", e.first, e.average);
+  std::printf("  time-weighted (sum of best / sum of chosen):");
+  if (with_ranker) std::printf(" ranker %.3f,", e.ranker_time);
+  std::printf(" first measured %.3f\n", e.first_time);
 }
 
-RankerData load_data(const RankerCliOptions& o, bool exclude_heldout) {
-  const std::vector<MeasureRecord> records = load_record_files(o.records);
+RankerData load_data(const std::vector<std::string>& files, bool exclude_heldout) {
+  const std::vector<MeasureRecord> records = load_record_files(files);
   std::set<std::string> exclude;
   if (exclude_heldout) exclude = heldout_task_keys();
   RankerData d = ranker_data(records, exclude);
@@ -55,17 +65,51 @@ std::vector<const RankerGroup*> all_of(const RankerData& d) {
   return v;
 }
 
+// The tasks where the ranker's choice loses the most time: the time lost, best / chosen, the
+// machine, the task.
+void print_worst(const RankerEval& e, int n) {
+  std::vector<std::pair<const RankerGroup*, double>> v = e.chosen;
+  const auto lost = [](const std::pair<const RankerGroup*, double>& c) {
+    double best = INFINITY;
+    for (double m : c.first->median_s)
+      if (m > 0) best = std::min(best, m);
+    return c.second > 0 ? best / c.second - best : INFINITY;  // a failed choice first
+  };
+  std::stable_sort(v.begin(), v.end(), [&](const auto& a, const auto& b) { return lost(a) > lost(b); });
+  for (int i = 0; i < n && i < (int)v.size(); i++) {
+    const RankerGroup& g = *v[i].first;
+    // The task's anchor: its first operation line ("%0 = ...").
+    std::string op = g.task_key.substr(0, std::min(g.task_key.size(), (size_t)100));
+    const size_t at = g.task_key.find("%0 = ");
+    if (at != std::string::npos) op = g.task_key.substr(at, g.task_key.find('\n', at) - at);
+    std::printf("  %8.3f ms  %.3f  %3zu programs  %s  %s  %s\n", 1e3 * lost(v[i]), v[i].second,
+                g.x.size(),
+                g.hardware.substr(g.hardware.rfind('=') + 1).c_str(), g.task_kind.c_str(),
+                op.c_str());
+  }
+}
+
+// One task in `every` by a hash of its key (every machine's group of a task on the same side).
+bool in_validation(const RankerGroup& g, const RankerCliOptions& o) {
+  return (fnv1a(g.task_key) + o.r.seed) % (uint64_t)o.validate_every == 0;
+}
+
 int run_train(const RankerCliOptions& o) {
-  RankerData d = load_data(o, true);
+  RankerData d = load_data(o.records, true);
   if (o.validate_every > 0) {
-    // By task (every machine's group of a task on the same side), from a hash of its key.
     std::vector<const RankerGroup*> train, val;
-    for (const RankerGroup& g : d.groups)
-      ((fnv1a(g.task_key) + o.r.seed) % (uint64_t)o.validate_every == 0 ? val : train).push_back(&g);
+    for (const RankerGroup& g : d.groups) (in_validation(g, o) ? val : train).push_back(&g);
     if (!val.empty() && !train.empty()) {
       Ranker r = Ranker::train(train, o.r);
       print_eval("validation (tasks left out of this fit)", evaluate_ranker(&r, val), true);
       print_eval("training tasks (fit on them)", evaluate_ranker(&r, train), true);
+      if (!o.validate_on.empty()) {
+        RankerData on = load_data(o.validate_on, true);
+        std::vector<const RankerGroup*> on_train, on_val;
+        for (const RankerGroup& g : on.groups) (in_validation(g, o) ? on_val : on_train).push_back(&g);
+        print_eval("  --validate-on, validation tasks", evaluate_ranker(&r, on_val), true);
+        print_eval("  --validate-on, training tasks", evaluate_ranker(&r, on_train), true);
+      }
     }
   }
   Ranker r = Ranker::train(all_of(d), o.r);
@@ -76,8 +120,14 @@ int run_train(const RankerCliOptions& o) {
 
 int run_eval(const RankerCliOptions& o) {
   Ranker r = Ranker::load(o.ranker.empty() ? default_ranker_path() : o.ranker);
-  RankerData d = load_data(o, false);
-  print_eval("eval", evaluate_ranker(&r, all_of(d)), true);
+  RankerData d = load_data(o.records, false);
+  const RankerEval e = evaluate_ranker(&r, all_of(d));
+  print_eval("eval", e, true);
+  if (o.worst > 0) {
+    std::printf("where its choice loses most (time lost, best / chosen latency, programs, machine, "
+                "task):\n");
+    print_worst(e, o.worst);
+  }
   return 0;
 }
 
@@ -102,6 +152,10 @@ Command add_ranker_command(CLI::App& app) {
                     "leave one task in N out for the validation report (0: none)")
       ->capture_default_str()
       ->check(CLI::Range(0, 1000));
+  train->add_option("--validate-on", o->validate_on,
+                    "also report the validation split on these records' tasks alone (e.g. the "
+                    "expert programs: the zero-shot mode's candidates)")
+      ->take_all();
   train->add_option("--rounds", o->r.rounds, "boosting rounds")
       ->capture_default_str()
       ->check(CLI::Range(1, 100000));
@@ -117,6 +171,8 @@ Command add_ranker_command(CLI::App& app) {
   eval->add_option("--records", o->records, "records files (.jsonl or .jsonl.gz)")
       ->required()
       ->take_all();
+  eval->add_option("--worst", o->worst, "list the N tasks where its choice loses most")
+      ->check(CLI::Range(0, 100000));
   eval->callback([which] { *which = "eval"; });
   return {cmd, [o, which] {
             if (*which == "eval") return run_eval(*o);

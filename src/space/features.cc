@@ -75,6 +75,76 @@ int tiled_stage(const TaskSpace& space) {
   return space.rule == SpaceRule::TiledAnchor ? space.anchor : (int)space.stages.size() - 1;
 }
 
+// The register block's operand traffic (TiledAnchor; zeros otherwise), from the tiles and
+// SpaceOperand::index: per operand (the first kCrossTaskOperands) how its innermost dim meets
+// the vectorized var (0 broadcast, 1 contiguous, 2 strided or in an outer dim, 3 not affine),
+// log2 of the vector loads one reduction step of the S3 block issues (contiguous: a vector per
+// `lanes` elements of the innermost dim; otherwise one per distinct element) and log2 of its elements
+// over the S2 x S3 tiles and one R1 tile (what the R1 loop keeps in L1); then the block's
+// loads per accumulator vector per step, its accumulator vectors and their share of the
+// vector registers (32 with AVX-512, else 16).
+void append_traffic(const TaskSpace& space, const FeatureState& st, const HardwareInfo& hw,
+                    std::vector<float>* f) {
+  const size_t begin = f->size(), n = 3 * kCrossTaskOperands + 3;
+  f->resize(begin + n, 0.f);
+  if (space.rule != SpaceRule::TiledAnchor) return;
+  const SpaceStage& tst = space.stages.at(st.tiled_stage);
+  const int nv = (int)tst.extents.size(), nr = (int)tst.rextents.size();
+  const auto factor = [](float lg2) { return std::round(std::exp2((double)lg2)); };
+  std::vector<double> block(nv + nr, 1.0), l1(nv + nr, 1.0);  // tile per var, then per rdim
+  double outputs = 1;
+  for (int i = 0; i < nv; i++) {
+    block[i] = factor(st.lv[i][3]);
+    l1[i] = block[i] * factor(st.lv[i][2]);
+    outputs *= block[i];
+  }
+  for (int j = 0; j < nr; j++) l1[nv + j] = factor(st.rlv[j][1]);
+  const double lanes = std::max(1, tst.lanes);
+  const double acc = std::max(1.0, outputs / lanes);
+  double loads = 0;
+  for (size_t k = 0; k < tst.operands.size(); k++) {
+    const std::vector<std::vector<int64_t>>& index = tst.operands[k].index;
+    const auto span = [&](const std::vector<int64_t>& row, const std::vector<double>& t) {
+      double sp = 1;
+      for (size_t v = 0; v < row.size() && v < t.size(); v++)
+        sp += (row[v] == kNotAffine ? 1.0 : (double)row[v]) * (t[v] - 1);
+      return sp;
+    };
+    double elems = 1, inner = 1, l1_elems = 1;
+    int meets = 0;  // broadcast
+    for (size_t d = 0; d < index.size(); d++) {
+      const double sp = span(index[d], block);
+      elems *= sp;
+      l1_elems *= span(index[d], l1);
+      if (d == 0) inner = sp;
+      const int64_t c = st.vec_var >= 0 && st.vec_var < (int)index[d].size() ? index[d][st.vec_var] : 0;
+      if (c == kNotAffine) meets = 3;
+      else if (c != 0 && meets < 3) meets = d == 0 && c == 1 && meets == 0 ? 1 : 2;
+    }
+    // Broadcast or gathered: one load per distinct element, at most one per point of the tiles
+    // of the vars and reduction dims that index it (a stride-2 row of 7 is 7 loads, not 13).
+    double points = 1;
+    for (int v = 0; v < nv + nr; v++)
+      for (const std::vector<int64_t>& row : index)
+        if (v < (int)row.size() && row[v] != 0) {
+          points *= v < nv ? block[v] : 1.0;  // one reduction step
+          break;
+        }
+    const double vloads =
+        meets == 1 ? std::ceil(inner / lanes) * (elems / inner) : std::min(elems, points);
+    loads += vloads;
+    if (k < (size_t)kCrossTaskOperands) {
+      (*f)[begin + 3 * k] = (float)meets;
+      (*f)[begin + 3 * k + 1] = lg(vloads);
+      (*f)[begin + 3 * k + 2] = lg(l1_elems);
+    }
+  }
+  const double registers = hw.isa == "avx512" ? 32 : 16;
+  (*f)[begin + 3 * kCrossTaskOperands] = (float)(loads / acc);
+  (*f)[begin + 3 * kCrossTaskOperands + 1] = (float)acc;
+  (*f)[begin + 3 * kCrossTaskOperands + 2] = (float)(acc / registers);
+}
+
 }  // namespace
 
 size_t feature_count(const TaskSpace& space) {
@@ -222,6 +292,7 @@ std::vector<float> cross_task_features(const TaskSpace& space, const Program& p,
                      (float)st.vec_var});
   f.insert(f.end(), {levels[0], levels[1], levels[2], levels[3], vectorized, scalar, rfactored,
                      unroll, reductions, largest});
+  append_traffic(space, st, hw, &f);
   TLM_CHECK(f.size() == (size_t)kCrossTaskFeatures) << "cross-task features " << f.size();
   return f;
 }

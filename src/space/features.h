@@ -19,7 +19,12 @@
 //                               quantities above and the tiled stage's categorical decisions
 //                               (compute level, loop order, packing, padding waste, rfactor),
 //                               and the other stages' (where reductions and shared producers
-//                               are computed, vectorized or rfactored reductions, their sizes).
+//                               are computed, vectorized or rfactored reductions, their sizes);
+//                               then the register block's traffic (SpaceOperand::index): per
+//                               operand how it meets the vector (broadcast, contiguous, strided)
+//                               and the vector loads one reduction step of the block issues,
+//                               its L1 tile, and the block's loads per multiply-add and
+//                               accumulators (what a 1 x 14 block pays against a 3 x 7 one).
 //
 // Ansor (and TenSet) featurize the lowered loop nest instead; the decisions determine that nest,
 // so their values plus these few products carry the same information for a per-task model.
@@ -41,8 +46,11 @@ size_t feature_count(const TaskSpace& space);
 // out; no task of the zoo has more); its length.
 constexpr int kCrossTaskVars = 6, kCrossTaskRdims = 4;
 // Bump when a cross-task feature changes meaning: saved rankers record it and are refused.
-constexpr int kCrossTaskFeaturesVersion = 2;  // 2: the other stages' decisions
-constexpr int kCrossTaskFeatures = 3 + 9 + 5 * kCrossTaskVars + 3 * kCrossTaskRdims + 15 + 8 + 10;
+// 2: the other stages' decisions; 3: the register block's operand traffic.
+constexpr int kCrossTaskFeaturesVersion = 3;
+constexpr int kCrossTaskOperands = 3;  // operands whose traffic is described (in update order)
+constexpr int kCrossTaskFeatures =
+    3 + 9 + 5 * kCrossTaskVars + 3 * kCrossTaskRdims + 15 + 8 + 10 + 3 * kCrossTaskOperands + 3;
 std::vector<float> cross_task_features(const TaskSpace& space, const Program& p,
                                        const HardwareInfo& hw);
 

@@ -79,4 +79,26 @@ bool row_split_variant(const TaskSpace& space, const Program& p, int threads, Pr
   return true;
 }
 
+int64_t row_split_shared_bytes(const TaskSpace& space) {
+  if (!space.blocked_conv) return 0;
+  const SpaceStage& st = space.stages.at(space.anchor);
+  const size_t nv = st.extents.size();
+  int64_t bytes = 0;
+  for (const SpaceOperand& op : st.operands) {
+    bool by_rows = false;
+    int64_t elems = 1;
+    for (const std::vector<int64_t>& row : op.index) {
+      by_rows = by_rows || (row.size() > (size_t)kRowsVar && row[kRowsVar] != 0);
+      int64_t span = 1;  // the argument's range over every var and reduction dim
+      for (size_t v = 0; v < row.size(); v++) {
+        const int64_t extent = v < nv ? st.extents[v] : st.rextents.at(v - nv);
+        span += (row[v] == kNotAffine ? 1 : row[v]) * (extent - 1);
+      }
+      elems *= span;
+    }
+    if (!by_rows) bytes += 4 * elems;
+  }
+  return bytes;
+}
+
 }  // namespace tlm

@@ -31,7 +31,9 @@
 //   each pure stage read twice or read by a reduction: inline, in the tile, or root.
 // Injective producers without a slot stay inlined (Ansor's AlwaysInline).
 #include <algorithm>
+#include <cstdlib>
 #include <map>
+#include <utility>
 
 #include "space/space_internal.h"
 
@@ -59,6 +61,51 @@ class CallCollector : public Halide::Internal::IRVisitor {
 void collect(const Halide::Internal::Definition& d, CallCollector* c) {
   for (const Halide::Expr& e : d.args()) e.accept(c);
   for (const Halide::Expr& e : d.values()) e.accept(c);
+}
+
+// The arguments of the first call to `callee` in a definition's values.
+class ArgsOf : public Halide::Internal::IRVisitor {
+ public:
+  explicit ArgsOf(std::string callee) : callee_(std::move(callee)) {}
+  std::vector<Halide::Expr> args;
+  bool found = false;
+
+ protected:
+  using IRVisitor::visit;
+  void visit(const Call* op) override {
+    if (!found && op->call_type == Call::Halide && op->name == callee_) {
+      args = op->args;
+      found = true;
+    }
+    IRVisitor::visit(op);
+  }
+
+ private:
+  std::string callee_;
+};
+
+// SpaceOperand::index of `callee` in the anchor's update: per argument, e(v + 1) - e(v) for
+// every var and reduction dim, when that simplifies to a constant.
+std::vector<std::vector<int64_t>> index_of(const Stage& anchor, const std::string& callee) {
+  namespace HI = Halide::Internal;
+  const HI::Function fn = anchor.func.function();
+  if (fn.updates().empty()) return {};
+  ArgsOf v(callee);
+  for (const Halide::Expr& e : fn.updates()[0].values()) e.accept(&v);
+  std::vector<std::string> names;
+  for (const Halide::Var& x : anchor.vars) names.push_back(x.name());
+  for (int j = 0; j < anchor.rdom.dimensions(); j++) names.push_back(anchor.rdom[j].name());
+  std::vector<std::vector<int64_t>> index;
+  for (const Halide::Expr& arg : v.args) {
+    std::vector<int64_t> row;
+    for (const std::string& n : names) {
+      const Halide::Expr next = HI::substitute(n, HI::Variable::make(Halide::Int(32), n) + 1, arg);
+      const int64_t* c = HI::as_const_int(HI::simplify(next - arg));
+      row.push_back(c ? std::abs(*c) : kNotAffine);
+    }
+    index.push_back(std::move(row));
+  }
+  return index;
 }
 
 std::vector<std::string> callees(const Halide::Func& f, bool updates_only) {
@@ -213,6 +260,7 @@ TaskSpace build_space(const LoweredTask& task, const HardwareInfo& hw) {
           op.input = (int)j;
           op.name = g.value(g.inputs.at(j)).name;
         }
+      op.index = index_of(task.stages[task.anchor], callee);
       if (op.stage >= 0 || op.input >= 0) space.stages[task.anchor].operands.push_back(op);
     }
     tiled_anchor_slots(&space);

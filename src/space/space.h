@@ -75,7 +75,14 @@ struct SpaceOperand {
   int stage = -1;    // index into stages, or -1
   int input = -1;    // index into LoweredTask::inputs, or -1
   std::string name;  // stable name (for slot subjects)
+  // How the anchor's update indexes it (its first call there): per argument (the operand's dims,
+  // innermost first), the coefficient of each of the anchor's vars (Halide order) and then of
+  // each reduction dim (rdom order); kNotAffine where the argument is not affine in that one
+  // (e.g. a prepacked block's i % 16). A conv's input: x * stride + r_x. Cost-model features
+  // (features.h) read footprints from it; the schedule does not.
+  std::vector<std::vector<int64_t>> index;
 };
+constexpr int64_t kNotAffine = -1;
 
 // What the rules saw of one lowered stage; enough to list options without Halide.
 struct SpaceStage {
@@ -143,8 +150,12 @@ std::vector<Program> expert_programs(const TaskSpace& space, const HardwareInfo&
 //                                         dropped) and the parallel loop widened to the rows; false
 //                                         when p splits rows already, the space is not a blocked
 //                                         convolution's, or the variant is not a valid program
+//   row_split_shared_bytes(space)         bytes of the anchor's operands that the rows do not
+//                                         index (a convolution's weights): under a row split every
+//                                         thread reads all of them (SpaceOperand::index; f32)
 bool splits_rows(const TaskSpace& space, const Program& p, int threads);
 bool row_split_variant(const TaskSpace& space, const Program& p, int threads, Program* out);
+int64_t row_split_shared_bytes(const TaskSpace& space);
 
 // True when the program has program_length() values, each among next_options of its prefix.
 bool is_valid_program(const TaskSpace& space, const Program& p);

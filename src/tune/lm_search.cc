@@ -192,7 +192,10 @@ std::vector<ZeroShotChoice> zero_shot_candidates(const LanguageModel& m, const T
       return a.score > b.score;
     });
     Program rows;
+    // Under a row split every thread reads all of the weights: admitted only when they fit in
+    // one core's L2 (else the channel split, each thread half of them, streams less).
     if (o.row_split_p >= 0 && hw.cores >= 2 &&
+        row_split_shared_bytes(printer.space()) <= hw.l2_bytes &&
         row_split_variant(printer.space(), out[0].program, hw.cores, &rows)) {
       const float s = o.ranker->score(printer.space(), hw, {rows}).at(0);
       const double p_faster = 1.0 / (1.0 + std::exp(-((double)s - out[0].score)));

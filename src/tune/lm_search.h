@@ -44,8 +44,9 @@ struct ZeroShotOptions {
   // With rank, at two or more threads: a blocked convolution's front program is preceded by its
   // row-split variant (space.h, "Row splits") when the ranker gives the variant at least this
   // probability of being the faster of the two (pairwise: the logistic of the score difference,
-  // what rank:pairwise learns). The zero-measurement counterpart of deployed_choice's tolerance
-  // (measure/recorded_schedules.h); < 0: never.
+  // what rank:pairwise learns) and its weights fit in one core's L2 (row_split_shared_bytes:
+  // every thread reads all of them). The zero-measurement counterpart of deployed_choice's
+  // tolerance (measure/recorded_schedules.h); < 0: never.
   double row_split_p = -1;
 };
 // The "ranker" mode's row_split_p. Decided on training workloads at two threads (ResNet-50 at
@@ -53,7 +54,11 @@ struct ZeroShotOptions {
 // the ranker gives the row-split variants of ResNet-50's zero-shot programs 0.40-0.49 (a little
 // slower alone). From 0.45 up 9 / 7 / 10 of the three models' tasks take theirs, which ran 0-2%
 // faster than none in the fast mode and 8-11% faster in the slow mode; from 0.40 up 20 / 11 / 12,
-// 3-8% slower than none in the fast mode on the ResNets.
+// 3-8% slower than none in the fast mode on the ResNets. The ranker of features version 3 gives
+// more variants >= 0.45 (20 / 8 / 11), among them ResNet-50's 3x3 convolutions at 12 x 12 and
+// 6 x 6, 1.2-1.7x slower split in the slow mode: their weights (2.4 and 9.4 MB) do not fit in L2
+// and each thread then streams all of them; the L2 condition leaves 11 / 7 / 10 (BENCHMARKS.md,
+// "The ranker sees the register block's traffic").
 constexpr double kZeroShotRowSplitP = 0.45;
 struct LmSearchOptions {
   double temperature = 1.0;
@@ -88,7 +93,7 @@ struct ZeroShotChoice {
 // program, the expert programs (tasks without any: 32 of the model's samples), ordered by the
 // zero-shot ranker (the caller loads it, load_zero_shot_ranker), at two or more threads a blocked
 // convolution's front program preceded by its row-split variant when the ranker deems it nearly
-// as fast, kZeroShotRowSplitP), "experts" (only the expert programs, ranked by the
+// as fast and its weights fit in L2, kZeroShotRowSplitP), "experts" (only the expert programs, ranked by the
 // model; greedy for tasks without any), "greedy" (beam 1, no experts: the model alone, decision
 // by decision), "ranked" (beam 4 + experts). Measured on the held-out models (BENCHMARKS.md):
 // ranker > experts >> ranked ~ greedy; the beam's own programs outscore the experts in the

@@ -227,6 +227,7 @@ std::vector<float> Ranker::score(const TaskSpace& space, const HardwareInfo& hw,
 
 RankerEval evaluate_ranker(const Ranker* ranker, const std::vector<const RankerGroup*>& groups) {
   RankerEval e;
+  double best_sum = 0, first_sum = 0, ranker_sum = 0;
   for (const RankerGroup* g : groups) {
     std::vector<float> rel = group_labels(*g);  // best / median, failures 0
     if (rel.size() < 2 || *std::max_element(rel.begin(), rel.end()) <= 0) continue;
@@ -235,15 +236,25 @@ RankerEval evaluate_ranker(const Ranker* ranker, const std::vector<const RankerG
     double avg = 0;
     for (float v : rel) avg += v;
     e.average += avg / (double)rel.size();
+    double best = INFINITY, slowest = 0;
+    for (double m : g->median_s)
+      if (m > 0) best = std::min(best, m), slowest = std::max(slowest, m);
+    const auto time_of = [&](size_t i) { return g->median_s[i] > 0 ? g->median_s[i] : slowest; };
+    best_sum += best;
+    first_sum += time_of(0);
     if (ranker) {
       std::vector<float> s = ranker->score(g->x);
       const size_t top = std::max_element(s.begin(), s.end()) - s.begin();  // first of ties
+      ranker_sum += time_of(top);
       e.ranker += rel[top];
+      e.chosen.emplace_back(g, rel[top]);
       e.ranker_top1 += rel[top] >= 1.f ? 1 : 0;
     }
   }
   if (e.groups) {
     e.first /= e.groups, e.average /= e.groups, e.ranker /= e.groups, e.ranker_top1 /= e.groups;
+    e.first_time = best_sum / first_sum;
+    e.ranker_time = ranker_sum > 0 ? best_sum / ranker_sum : 0;
   }
   return e;
 }

@@ -19,7 +19,9 @@
 //   evaluate_ranker(r, groups)      per group, how close the top-scored program comes to the
 //                                   group's best (best / chosen), beside the first program
 //                                   measured (for expert records: the fixed first expert) and the
-//                                   average program: how the ranker is measured without a machine
+//                                   average program, and time-weighted (sum of the best over sum
+//                                   of the chosen: the big tasks count more): how the ranker is
+//                                   measured without a machine
 //   default_ranker_path()           models/ranker.json when present (as models/tlm.ckpt)
 #pragma once
 
@@ -27,6 +29,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "hardware/hardware.h"
@@ -94,6 +97,11 @@ struct RankerEval {
   // Means over the groups of best / chosen latency (1 = the best; a failed choice counts 0).
   double ranker = 0, first = 0, average = 0;
   double ranker_top1 = 0;  // fraction of groups where the ranker's choice is the best
+  // Time-weighted, as a model made of these tasks would see it: sum of the best latencies /
+  // sum of the chosen ones (a failed choice counts as the group's slowest program).
+  double ranker_time = 0, first_time = 0;
+  // With a ranker, per group evaluated: best / chosen latency of its choice (0: a failure).
+  std::vector<std::pair<const RankerGroup*, double>> chosen;
 };
 // ranker may be null (only the baselines).
 RankerEval evaluate_ranker(const Ranker* ranker, const std::vector<const RankerGroup*>& groups);

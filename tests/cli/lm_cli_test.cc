@@ -321,10 +321,26 @@ TEST(LmCli, LoopSurvivesKillAndFinetuneLearnsFromItsRecords) {
                       " --rounds 5 --validate-every 0");
   ASSERT_EQ(tr.code, 0) << tr.output;
   EXPECT_NE(tr.output.find("wrote " + rk), std::string::npos) << tr.output;
-  Result ev = run_tlm("ranker eval --ranker " + rk + " --records " + loop + "/records.jsonl");
+  Result ev = run_tlm("ranker eval --ranker " + rk + " --records " + loop +
+                      "/records.jsonl --worst 1");
   EXPECT_EQ(ev.code, 0) << ev.output;
   EXPECT_TRUE(std::regex_search(ev.output, std::regex("eval: [1-9][0-9]* tasks;.* ranker [01]\\.")))
       << ev.output;
+  EXPECT_TRUE(std::regex_search(ev.output, std::regex("time-weighted .*: ranker [01]\\.")))
+      << ev.output;
+  EXPECT_TRUE(std::regex_search(ev.output, std::regex("loses most.*\n +[0-9.]+ ms +[01]\\.[0-9]+ +[0-9]+ programs")))
+      << ev.output;
+  // --validate-on: the validation split also on those records' tasks alone (a seed whose split
+  // leaves tasks on both sides: these records hold few tasks).
+  Result vo;
+  for (int split = 0; split < 12; split++) {
+    vo = run_tlm("ranker train --records " + loop + "/records.jsonl -o " + rk +
+                 " --rounds 5 --validate-every " + std::to_string(2 + split / 4) + " --seed " +
+                 std::to_string(split % 4) + " --validate-on " + loop + "/records.jsonl");
+    ASSERT_EQ(vo.code, 0) << vo.output;
+    if (vo.output.find("validation (tasks left out") != std::string::npos) break;
+  }
+  EXPECT_NE(vo.output.find("--validate-on, validation tasks:"), std::string::npos) << vo.output;
   Result ranked = run_tlm("run bert-tiny:seq=16 --threads 1 --repeat 2 --schedules rk=" + ft +
                           "@ranker --ranker " + rk);
   EXPECT_EQ(ranked.code, 0) << ranked.output;

@@ -4,7 +4,7 @@
 // speed follows a known rule learns it for a task it never saw; it saves and loads with the same
 // scores and refuses damaged or foreign files; the "ranker" zero-shot mode puts the ranker's
 // favourite first, and at two threads a blocked convolution's row-split variant before it when
-// the ranker deems it nearly as fast. Synthetic latencies: what is tested is the plumbing and the
+// the ranker deems it nearly as fast and its weights fit in one core's L2. Synthetic latencies: what is tested is the plumbing and the
 // learning, not a machine.
 #include <gtest/gtest.h>
 
@@ -144,10 +144,18 @@ TEST(Ranker, LearnsARuleAndRanksATaskItNeverSaw) {
   EXPECT_EQ(e.groups, 1);
   EXPECT_GT(e.ranker, e.average + 0.1) << "the ranker's choice is no better than an average one";
   EXPECT_GE(e.ranker, 0.8);
+  // One group: time-weighted is best / chosen of that group, and its choice is listed.
+  ASSERT_EQ(e.chosen.size(), 1u);
+  EXPECT_EQ(e.chosen[0].first, &test.groups[0]);
+  EXPECT_NEAR(e.ranker_time, e.ranker, 1e-6);
+  EXPECT_NEAR(e.chosen[0].second, e.ranker, 1e-6);
+  EXPECT_NEAR(e.first_time, e.first, 1e-6);
 
   // Without a ranker only the baselines are filled in.
   RankerEval b = evaluate_ranker(nullptr, {&test.groups[0]});
   EXPECT_EQ(b.ranker, 0);
+  EXPECT_EQ(b.ranker_time, 0);
+  EXPECT_TRUE(b.chosen.empty());
   EXPECT_DOUBLE_EQ(b.average, e.average);
 }
 
@@ -302,6 +310,12 @@ TEST(Ranker, ZeroShotRowSplitsComeFirstWhenTheRankerAdmitsThem) {
     for (const ZeroShotChoice& b : base)
       if (b.program != v) base_rest.push_back(b.program);
     EXPECT_EQ(rest, base_rest);
+    // Weights that do not fit in one core's L2: every thread would read all of them; no split.
+    HardwareInfo small = hw2;
+    small.l2_bytes = row_split_shared_bytes(h->space) - 1;
+    ASSERT_GT(small.l2_bytes, 0);
+    for (const ZeroShotChoice& x : zero_shot_candidates(*m.lm, m.tok, *h->printer, small, zo))
+      EXPECT_FALSE(x.row_split);
     for (const ZeroShotChoice& x : base) EXPECT_FALSE(x.row_split);
     zo.row_split_p = 1.01;
     const std::vector<ZeroShotChoice> never =
