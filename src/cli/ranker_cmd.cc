@@ -12,7 +12,6 @@
 // records (e.g. the held-out models' expert-evolutionary records, which measure every expert
 // program of every task); --worst N lists the N tasks where its choice loses most.
 #include <algorithm>
-#include <cmath>
 #include <cstdio>
 #include <memory>
 
@@ -68,24 +67,20 @@ std::vector<const RankerGroup*> all_of(const RankerData& d) {
 // The tasks where the ranker's choice loses the most time: the time lost, best / chosen, the
 // machine, the task.
 void print_worst(const RankerEval& e, int n) {
-  std::vector<std::pair<const RankerGroup*, double>> v = e.chosen;
-  const auto lost = [](const std::pair<const RankerGroup*, double>& c) {
-    double best = INFINITY;
-    for (double m : c.first->median_s)
-      if (m > 0) best = std::min(best, m);
-    return c.second > 0 ? best / c.second - best : INFINITY;  // a failed choice first
-  };
-  std::stable_sort(v.begin(), v.end(), [&](const auto& a, const auto& b) { return lost(a) > lost(b); });
+  std::vector<RankerEval::Choice> v = e.chosen;
+  std::stable_sort(v.begin(), v.end(), [](const RankerEval::Choice& a, const RankerEval::Choice& b) {
+    return a.lost_s > b.lost_s;
+  });
   for (int i = 0; i < n && i < (int)v.size(); i++) {
-    const RankerGroup& g = *v[i].first;
+    const RankerGroup& g = *v[i].group;
     // The task's anchor: its first operation line ("%0 = ...").
-    std::string op = g.task_key.substr(0, std::min(g.task_key.size(), (size_t)100));
     const size_t at = g.task_key.find("%0 = ");
-    if (at != std::string::npos) op = g.task_key.substr(at, g.task_key.find('\n', at) - at);
-    std::printf("  %8.3f ms  %.3f  %3zu programs  %s  %s  %s\n", 1e3 * lost(v[i]), v[i].second,
-                g.x.size(),
-                g.hardware.substr(g.hardware.rfind('=') + 1).c_str(), g.task_kind.c_str(),
-                op.c_str());
+    const std::string op = at == std::string::npos
+                               ? g.task_key.substr(0, 100)
+                               : g.task_key.substr(at, g.task_key.find('\n', at) - at);
+    std::printf("  %8.3f ms  %.3f  %3zu programs  %s  %s  %s\n", 1e3 * v[i].lost_s, v[i].rel,
+                g.x.size(), g.hardware.substr(g.hardware.rfind('=') + 1).c_str(),
+                g.task_kind.c_str(), op.c_str());
   }
 }
 

@@ -90,13 +90,13 @@ void append_traffic(const TaskSpace& space, const FeatureState& st, const Hardwa
   if (space.rule != SpaceRule::TiledAnchor) return;
   const SpaceStage& tst = space.stages.at(st.tiled_stage);
   const int nv = (int)tst.extents.size(), nr = (int)tst.rextents.size();
-  const auto factor = [](float lg2) { return std::round(std::exp2((double)lg2)); };
-  std::vector<double> block(nv + nr, 1.0), l1(nv + nr, 1.0);  // tile per var, then per rdim
+  const auto factor = [](float lg2) { return (int64_t)std::llround(std::exp2((double)lg2)); };
+  std::vector<int64_t> block(nv + nr, 1), l1(nv + nr, 1);  // tile per var, then per rdim
   double outputs = 1;
   for (int i = 0; i < nv; i++) {
     block[i] = factor(st.lv[i][3]);
     l1[i] = block[i] * factor(st.lv[i][2]);
-    outputs *= block[i];
+    outputs *= (double)block[i];
   }
   for (int j = 0; j < nr; j++) l1[nv + j] = factor(st.rlv[j][1]);
   const double lanes = std::max(1, tst.lanes);
@@ -104,18 +104,12 @@ void append_traffic(const TaskSpace& space, const FeatureState& st, const Hardwa
   double loads = 0;
   for (size_t k = 0; k < tst.operands.size(); k++) {
     const std::vector<std::vector<int64_t>>& index = tst.operands[k].index;
-    const auto span = [&](const std::vector<int64_t>& row, const std::vector<double>& t) {
-      double sp = 1;
-      for (size_t v = 0; v < row.size() && v < t.size(); v++)
-        sp += (row[v] == kNotAffine ? 1.0 : (double)row[v]) * (t[v] - 1);
-      return sp;
-    };
     double elems = 1, inner = 1, l1_elems = 1;
     int meets = 0;  // broadcast
     for (size_t d = 0; d < index.size(); d++) {
-      const double sp = span(index[d], block);
+      const double sp = (double)index_span(index[d], block);
       elems *= sp;
-      l1_elems *= span(index[d], l1);
+      l1_elems *= (double)index_span(index[d], l1);
       if (d == 0) inner = sp;
       const int64_t c = st.vec_var >= 0 && st.vec_var < (int)index[d].size() ? index[d][st.vec_var] : 0;
       if (c == kNotAffine) meets = 3;
@@ -127,7 +121,7 @@ void append_traffic(const TaskSpace& space, const FeatureState& st, const Hardwa
     for (int v = 0; v < nv + nr; v++)
       for (const std::vector<int64_t>& row : index)
         if (v < (int)row.size() && row[v] != 0) {
-          points *= v < nv ? block[v] : 1.0;  // one reduction step
+          points *= v < nv ? (double)block[v] : 1.0;  // one reduction step
           break;
         }
     const double vloads =

@@ -82,23 +82,30 @@ bool row_split_variant(const TaskSpace& space, const Program& p, int threads, Pr
 int64_t row_split_shared_bytes(const TaskSpace& space) {
   if (!space.blocked_conv) return 0;
   const SpaceStage& st = space.stages.at(space.anchor);
-  const size_t nv = st.extents.size();
+  std::vector<int64_t> extents = st.extents;  // every var and reduction dim whole
+  extents.insert(extents.end(), st.rextents.begin(), st.rextents.end());
   int64_t bytes = 0;
   for (const SpaceOperand& op : st.operands) {
     bool by_rows = false;
     int64_t elems = 1;
     for (const std::vector<int64_t>& row : op.index) {
       by_rows = by_rows || (row.size() > (size_t)kRowsVar && row[kRowsVar] != 0);
-      int64_t span = 1;  // the argument's range over every var and reduction dim
-      for (size_t v = 0; v < row.size(); v++) {
-        const int64_t extent = v < nv ? st.extents[v] : st.rextents.at(v - nv);
-        span += (row[v] == kNotAffine ? 1 : row[v]) * (extent - 1);
-      }
-      elems *= span;
+      elems *= index_span(row, extents);
     }
     if (!by_rows) bytes += 4 * elems;
   }
   return bytes;
 }
+
+namespace space_detail {
+
+int64_t index_span(const std::vector<int64_t>& row, const std::vector<int64_t>& sizes) {
+  int64_t span = 1;
+  for (size_t v = 0; v < row.size() && v < sizes.size(); v++)
+    span += (row[v] == kNotAffine ? 1 : row[v]) * (sizes[v] - 1);
+  return span;
+}
+
+}  // namespace space_detail
 
 }  // namespace tlm

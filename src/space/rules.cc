@@ -43,16 +43,17 @@ namespace {
 
 using Halide::Internal::Call;
 
-// The Funcs and input images one Func's definitions call, in first-call order.
+// The Funcs and input images one Func's definitions call, in first-call order, and the
+// arguments of each one's first call.
 class CallCollector : public Halide::Internal::IRVisitor {
  public:
   std::vector<std::string> names;
+  std::map<std::string, std::vector<Halide::Expr>> first_args;
 
  protected:
   using IRVisitor::visit;
   void visit(const Call* op) override {
-    if (op->call_type == Call::Halide &&
-        std::find(names.begin(), names.end(), op->name) == names.end())
+    if (op->call_type == Call::Halide && first_args.emplace(op->name, op->args).second)
       names.push_back(op->name);
     IRVisitor::visit(op);
   }
@@ -63,40 +64,21 @@ void collect(const Halide::Internal::Definition& d, CallCollector* c) {
   for (const Halide::Expr& e : d.values()) e.accept(c);
 }
 
-// The arguments of the first call to `callee` in a definition's values.
-class ArgsOf : public Halide::Internal::IRVisitor {
- public:
-  explicit ArgsOf(std::string callee) : callee_(std::move(callee)) {}
-  std::vector<Halide::Expr> args;
-  bool found = false;
-
- protected:
-  using IRVisitor::visit;
-  void visit(const Call* op) override {
-    if (!found && op->call_type == Call::Halide && op->name == callee_) {
-      args = op->args;
-      found = true;
-    }
-    IRVisitor::visit(op);
-  }
-
- private:
-  std::string callee_;
-};
-
 // SpaceOperand::index of `callee` in the anchor's update: per argument, e(v + 1) - e(v) for
 // every var and reduction dim, when that simplifies to a constant.
 std::vector<std::vector<int64_t>> index_of(const Stage& anchor, const std::string& callee) {
   namespace HI = Halide::Internal;
   const HI::Function fn = anchor.func.function();
   if (fn.updates().empty()) return {};
-  ArgsOf v(callee);
-  for (const Halide::Expr& e : fn.updates()[0].values()) e.accept(&v);
+  CallCollector c;
+  for (const Halide::Expr& e : fn.updates()[0].values()) e.accept(&c);
+  const auto it = c.first_args.find(callee);
+  if (it == c.first_args.end()) return {};
   std::vector<std::string> names;
   for (const Halide::Var& x : anchor.vars) names.push_back(x.name());
   for (int j = 0; j < anchor.rdom.dimensions(); j++) names.push_back(anchor.rdom[j].name());
   std::vector<std::vector<int64_t>> index;
-  for (const Halide::Expr& arg : v.args) {
+  for (const Halide::Expr& arg : it->second) {
     std::vector<int64_t> row;
     for (const std::string& n : names) {
       const Halide::Expr next = HI::substitute(n, HI::Variable::make(Halide::Int(32), n) + 1, arg);

@@ -145,6 +145,11 @@ void pack_features(const Slot&, const int64_t*, FeatureState&);
 void value_feature(const Slot&, const int64_t*, FeatureState&);  // ComputeAt, Order
 void pad_features(const Slot&, const int64_t*, FeatureState&);
 
+// The range one argument of SpaceOperand::index spans when each var and reduction dim covers
+// `sizes[v]` consecutive values (vars, then reduction dims): 1 + sum |coefficient| x (size - 1),
+// a non-affine one counted as 1. features.cc (tiles) and row_split.cc (whole extents).
+int64_t index_span(const std::vector<int64_t>& row, const std::vector<int64_t>& sizes);
+
 void emit_tiled(LoweredTask& task, const TaskSpace& space, const Plan& plan);
 void emit_rows(LoweredTask& task, const TaskSpace& space, const Plan& plan);
 

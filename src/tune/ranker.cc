@@ -247,7 +247,7 @@ RankerEval evaluate_ranker(const Ranker* ranker, const std::vector<const RankerG
       const size_t top = std::max_element(s.begin(), s.end()) - s.begin();  // first of ties
       ranker_sum += time_of(top);
       e.ranker += rel[top];
-      e.chosen.emplace_back(g, rel[top]);
+      e.chosen.push_back({g, rel[top], rel[top] > 0 ? g->median_s[top] - best : INFINITY});
       e.ranker_top1 += rel[top] >= 1.f ? 1 : 0;
     }
   }

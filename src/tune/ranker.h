@@ -29,7 +29,6 @@
 #include <memory>
 #include <set>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "hardware/hardware.h"
@@ -100,8 +99,13 @@ struct RankerEval {
   // Time-weighted, as a model made of these tasks would see it: sum of the best latencies /
   // sum of the chosen ones (a failed choice counts as the group's slowest program).
   double ranker_time = 0, first_time = 0;
-  // With a ranker, per group evaluated: best / chosen latency of its choice (0: a failure).
-  std::vector<std::pair<const RankerGroup*, double>> chosen;
+  // With a ranker, per group evaluated: its choice.
+  struct Choice {
+    const RankerGroup* group;
+    double rel;     // best / chosen latency (0: a failure)
+    double lost_s;  // chosen - best latency (a failure: infinity)
+  };
+  std::vector<Choice> chosen;
 };
 // ranker may be null (only the baselines).
 RankerEval evaluate_ranker(const Ranker* ranker, const std::vector<const RankerGroup*>& groups);

@@ -146,9 +146,9 @@ TEST(Ranker, LearnsARuleAndRanksATaskItNeverSaw) {
   EXPECT_GE(e.ranker, 0.8);
   // One group: time-weighted is best / chosen of that group, and its choice is listed.
   ASSERT_EQ(e.chosen.size(), 1u);
-  EXPECT_EQ(e.chosen[0].first, &test.groups[0]);
+  EXPECT_EQ(e.chosen[0].group, &test.groups[0]);
   EXPECT_NEAR(e.ranker_time, e.ranker, 1e-6);
-  EXPECT_NEAR(e.chosen[0].second, e.ranker, 1e-6);
+  EXPECT_NEAR(e.chosen[0].rel, e.ranker, 1e-6);
   EXPECT_NEAR(e.first_time, e.first, 1e-6);
 
   // Without a ranker only the baselines are filled in.
