@@ -91,6 +91,8 @@ bool in_validation(const RankerGroup& g, const RankerCliOptions& o) {
 
 int run_train(const RankerCliOptions& o) {
   RankerData d = load_data(o.records, true);
+  // Read before any fit: a bad file fails now, not after minutes of boosting.
+  const RankerData on = o.validate_on.empty() ? RankerData{} : load_data(o.validate_on, true);
   if (o.validate_every > 0) {
     std::vector<const RankerGroup*> train, val;
     for (const RankerGroup& g : d.groups) (in_validation(g, o) ? val : train).push_back(&g);
@@ -99,7 +101,6 @@ int run_train(const RankerCliOptions& o) {
       print_eval("validation (tasks left out of this fit)", evaluate_ranker(&r, val), true);
       print_eval("training tasks (fit on them)", evaluate_ranker(&r, train), true);
       if (!o.validate_on.empty()) {
-        RankerData on = load_data(o.validate_on, true);
         std::vector<const RankerGroup*> on_train, on_val;
         for (const RankerGroup& g : on.groups) (in_validation(g, o) ? on_val : on_train).push_back(&g);
         print_eval("  --validate-on, validation tasks", evaluate_ranker(&r, on_val), true);
