@@ -125,6 +125,10 @@ std::vector<int64_t> next_options(const TaskSpace& space, const std::vector<int6
 // Number of values a complete program has.
 size_t program_length(const TaskSpace& space);
 
+// The most outer loops any of p's Parallel slots fuses into its parallel loop (0: p runs on one
+// thread).
+int64_t parallel_loops(const TaskSpace& space, const Program& p);
+
 // Random sampling (the paper's; Ansor's too): uniform choice at every position, except rows with a
 // prior on their first option (a pad slot keeps its extent with chance 3/4, steps.cc).
 Program sample_program(const TaskSpace& space, std::mt19937_64& rng);

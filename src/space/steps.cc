@@ -319,6 +319,16 @@ Program sample_program(const TaskSpace& space, std::mt19937_64& rng) {
   return p;
 }
 
+int64_t parallel_loops(const TaskSpace& space, const Program& p) {
+  int64_t most = 0;
+  size_t pos = 0;
+  for (const Slot& s : space.slots) {
+    if (s.kind == StepKind::Parallel && pos < p.values.size()) most = std::max(most, p.values[pos]);
+    pos += (size_t)s.arity;
+  }
+  return most;
+}
+
 bool is_valid_program(const TaskSpace& space, const Program& p) {
   if (p.values.size() != program_length(space)) return false;
   std::vector<int64_t> prefix;

@@ -91,6 +91,18 @@ class LmSearch : public SearchPolicy {
   std::unique_ptr<ProposalSource> src_;
 };
 
+// The largest stage's iterations: its pure extents times its reduction extents.
+double task_work(const TaskSpace& space) {
+  double most = 0;
+  for (const SpaceStage& st : space.stages) {
+    double w = 1;
+    for (int64_t e : st.extents) w *= (double)e;
+    for (int64_t e : st.rextents) w *= (double)e;
+    most = std::max(most, w);
+  }
+  return most;
+}
+
 }  // namespace
 
 std::unique_ptr<ProposalSource> make_lm_proposals(const LanguageModel& m, const Tokenizer& tok,
@@ -129,6 +141,7 @@ ZeroShotOptions zero_shot_mode(const std::string& name) {
   } else if (name == "ranker") {
     o.beam = 1, o.experts = true, o.rank = true, o.samples = 32;
     o.row_split_p = kZeroShotRowSplitP;
+    o.serial_work = kZeroShotSerialWork;
   } else {
     std::string names;
     for (size_t i = 0; i < kZeroShotModeNames.size(); i++)
@@ -191,6 +204,21 @@ std::vector<ZeroShotChoice> zero_shot_candidates(const LanguageModel& m, const T
     std::stable_sort(out.begin(), out.end(), [](const ZeroShotChoice& a, const ZeroShotChoice& b) {
       return a.score > b.score;
     });
+    // At two or more threads a large task's programs without a parallel loop go last (order kept
+    // among each kind), when any candidate has one: the ranker has seen serial programs measured
+    // almost only at one core (the Zen 1 loop's AVX2 records) and ranked some first at two
+    // (ResNet-50's 14 x 14 and 7 x 7 convolutions on Zen 3: 2.5x slower; BENCHMARKS.md, "AVX2
+    // again").
+    if (o.serial_work >= 0 && hw.cores >= 2 && task_work(printer.space()) >= o.serial_work) {
+      const TaskSpace& space = printer.space();
+      const bool any_parallel =
+          std::any_of(out.begin(), out.end(),
+                      [&](const ZeroShotChoice& c) { return parallel_loops(space, c.program) > 0; });
+      if (any_parallel)
+        std::stable_partition(out.begin(), out.end(), [&](const ZeroShotChoice& c) {
+          return parallel_loops(space, c.program) > 0;
+        });
+    }
     Program rows;
     // Under a row split every thread reads all of the weights: admitted only when they fit in
     // one core's L2 (else the channel split, each thread half of them, streams less).

@@ -48,6 +48,11 @@ struct ZeroShotOptions {
   // every thread reads all of them). The zero-measurement counterpart of deployed_choice's
   // tolerance (measure/recorded_schedules.h); < 0: never.
   double row_split_p = -1;
+  // With rank, at two or more threads, on a task whose largest stage runs at least this many
+  // iterations (pure extents x reduction extents): candidates without a parallel loop go after
+  // those with one, each kind in the ranker's order (the ranker has seen serial programs measured
+  // almost only at one core). < 0: never.
+  double serial_work = -1;
 };
 // The "ranker" mode's row_split_p. Decided on training workloads at two threads (ResNet-50 at
 // 192, ResNet-18 at 224, MobileNet-V2 at 192; BENCHMARKS.md, "Row splits without measurement"):
@@ -60,6 +65,12 @@ struct ZeroShotOptions {
 // and each thread then streams all of them; the L2 condition leaves 11 / 7 / 10 (BENCHMARKS.md,
 // "The ranker sees the register block's traffic").
 constexpr double kZeroShotRowSplitP = 0.45;
+// The "ranker" mode's serial guard: at two or more threads, on tasks whose largest stage runs at
+// least this many iterations (pure extents x reduction extents: 2^18, e.g. BERT-base's GELU over
+// 128 x 3072), candidates without a parallel loop are ranked after those with one. In the records
+// at two cores, a serial program was the fastest in 1 of 84 tasks whose best took >= 100 us
+// (BENCHMARKS.md, "AVX2 again").
+constexpr double kZeroShotSerialWork = 1 << 18;
 struct LmSearchOptions {
   double temperature = 1.0;
   int top_k = 0;

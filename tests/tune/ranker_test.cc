@@ -331,5 +331,63 @@ TEST(Ranker, ZeroShotRowSplitsComeFirstWhenTheRankerAdmitsThem) {
   EXPECT_GE(checked, 1) << "no blocked convolution whose favourite splits channel blocks";
 }
 
+// The serial guard: at two threads, on a task of at least serial_work iterations (the "ranker"
+// mode's kZeroShotSerialWork; 0 here, the unit tasks are small), every candidate with a parallel
+// loop comes before those without, each kind in the ranker's order, even when the ranker prefers
+// a serial one (here serial programs measured 10x faster); at one thread, or with the guard off
+// (< 0), the ranker's order stands.
+TEST(Ranker, ZeroShotSerialProgramsGoLastAtTwoThreadsOnLargeTasks) {
+  TinyModel m(5);
+  const HardwareInfo hw2 = avx512();
+  const HardwareInfo hw1 = parse_hardware_key("isa=avx512,cores=1,vec=16,l1=32k,l2=1m,l3=32m");
+  int guarded = 0;
+  for (const testing_space::TaskCase& tc : testing_space::representative_tasks(hw2)) {
+    auto h = make_task_harness(tc.sub, hw2, "unit");
+    SCOPED_TRACE(tc.name);
+    std::vector<MeasureRecord> recs = fake_records(*h, 60, 11);
+    for (MeasureRecord& x : recs) {
+      Program p;
+      ASSERT_TRUE(program_from_sentence(*h->printer, x.sentence, &p));
+      if (x.ok() && parallel_loops(h->space, p) == 0) x.median_s /= 10;
+    }
+    RankerData d = ranker_data(recs, {});
+    RankerOptions ro;
+    ro.rounds = 20;
+    Ranker r = Ranker::train({&d.groups[0]}, ro);
+    ZeroShotOptions zo = zero_shot_mode("ranker");
+    EXPECT_DOUBLE_EQ(zo.serial_work, kZeroShotSerialWork);
+    zo.ranker = &r;
+    zo.row_split_p = -1;
+    zo.serial_work = 0;
+    const std::vector<ZeroShotChoice> c = zero_shot_candidates(*m.lm, m.tok, *h->printer, hw2, zo);
+    size_t first_serial = c.size();
+    double best_serial = -1e30, best_parallel = -1e30;
+    for (size_t i = 0; i < c.size(); i++) {
+      const bool serial = parallel_loops(h->space, c[i].program) == 0;
+      if (serial) {
+        first_serial = std::min(first_serial, i);
+        best_serial = std::max(best_serial, c[i].score);
+      } else {
+        EXPECT_LT(i, first_serial) << "a parallel candidate after a serial one";
+        best_parallel = std::max(best_parallel, c[i].score);
+      }
+      if (i > 0 && (i != first_serial)) EXPECT_LE(c[i].score, c[i - 1].score);
+    }
+    if (first_serial == 0 || first_serial == c.size()) continue;  // one kind only
+    if (best_serial > best_parallel) guarded++;
+    // The guard off, or one thread: the ranker's order.
+    zo.serial_work = -1;
+    const std::vector<ZeroShotChoice> off =
+        zero_shot_candidates(*m.lm, m.tok, *h->printer, hw2, zo);
+    for (size_t i = 1; i < off.size(); i++) EXPECT_LE(off[i].score, off[i - 1].score);
+    zo.serial_work = 0;
+    auto h1 = make_task_harness(tc.sub, hw1, "unit");
+    const std::vector<ZeroShotChoice> c1 =
+        zero_shot_candidates(*m.lm, m.tok, *h1->printer, hw1, zo);
+    for (size_t i = 1; i < c1.size(); i++) EXPECT_LE(c1[i].score, c1[i - 1].score);
+  }
+  EXPECT_GE(guarded, 1) << "no task where the ranker preferred a serial program at two threads";
+}
+
 }  // namespace
 }  // namespace tlm::testing_tune
