@@ -245,7 +245,6 @@ size_t decode_plan(const TaskSpace& space, const std::vector<int64_t>& values, P
   return k;
 }
 
-
 const std::vector<int64_t> kPadModuli = {2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128};
 
 int64_t vector_width(int64_t extent, int lanes) {

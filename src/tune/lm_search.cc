@@ -153,8 +153,7 @@ ZeroShotOptions zero_shot_mode(const std::string& name) {
 }
 
 std::vector<ZeroShotChoice> zero_shot_candidates(const LanguageModel& m, const Tokenizer& tok,
-                                                 const TaskPrinter& printer,
-                                                 const HardwareInfo& hw,
+                                                 const TaskPrinter& printer, const HardwareInfo& hw,
                                                  const ZeroShotOptions& o) {
   std::vector<Program> experts;
   if (o.experts) experts = expert_programs(printer.space(), hw);
@@ -211,9 +210,9 @@ std::vector<ZeroShotChoice> zero_shot_candidates(const LanguageModel& m, const T
     // again").
     if (o.serial_work >= 0 && hw.cores >= 2 && task_work(printer.space()) >= o.serial_work) {
       const TaskSpace& space = printer.space();
-      const bool any_parallel =
-          std::any_of(out.begin(), out.end(),
-                      [&](const ZeroShotChoice& c) { return parallel_loops(space, c.program) > 0; });
+      const bool any_parallel = std::any_of(out.begin(), out.end(), [&](const ZeroShotChoice& c) {
+        return parallel_loops(space, c.program) > 0;
+      });
       if (any_parallel)
         std::stable_partition(out.begin(), out.end(), [&](const ZeroShotChoice& c) {
           return parallel_loops(space, c.program) > 0;

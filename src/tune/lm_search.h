@@ -103,12 +103,13 @@ struct ZeroShotChoice {
 // The named modes (--zero-shot): "ranker" (the default of `tlm run` and `tlm tune`: the greedy
 // program, the expert programs (tasks without any: 32 of the model's samples), ordered by the
 // zero-shot ranker (the caller loads it, load_zero_shot_ranker), at two or more threads a blocked
-// convolution's front program preceded by its row-split variant when the ranker deems it nearly
-// as fast and its weights fit in L2, kZeroShotRowSplitP), "experts" (only the expert programs,
-// ranked by the model; greedy for tasks without any), "greedy" (beam 1, no experts: the model alone, decision
-// by decision), "ranked" (beam 4 + experts). Measured on the held-out models (BENCHMARKS.md):
-// ranker > experts >> ranked ~ greedy; the beam's own programs outscore the experts in the
-// model's likelihood but run slower. UserError on another name.
+// convolution's front program preceded by its row-split variant when the ranker deems it nearly as
+// fast and its weights fit in L2, kZeroShotRowSplitP; a large task's serial candidates last,
+// kZeroShotSerialWork), "experts" (only the expert programs, ranked by the model; greedy for tasks
+// without any), "greedy" (beam 1, no experts: the model alone, decision by decision), "ranked"
+// (beam 4 + experts). Measured on the held-out models (BENCHMARKS.md): ranker > experts >> ranked ~
+// greedy; the beam's own programs outscore the experts in the model's likelihood but run slower.
+// UserError on another name.
 ZeroShotOptions zero_shot_mode(const std::string& name);
 // The mode names (zero_shot_mode's message, the CLI's --zero-shot checks).
 inline const std::vector<std::string> kZeroShotModeNames = {"greedy", "ranked", "experts",

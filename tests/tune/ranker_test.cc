@@ -4,12 +4,16 @@
 // speed follows a known rule learns it for a task it never saw; it saves and loads with the same
 // scores and refuses damaged or foreign files; the "ranker" zero-shot mode puts the ranker's
 // favourite first, and at two threads a blocked convolution's row-split variant before it when
-// the ranker deems it nearly as fast and its weights fit in one core's L2. Synthetic latencies: what is tested is the plumbing and the
-// learning, not a machine.
+// the ranker deems it nearly as fast and its weights fit in one core's L2, and a large task's
+// candidates without a parallel loop last. Synthetic latencies: what is tested is the plumbing
+// and the learning, not a machine.
+#include "tune/ranker.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <fstream>
+#include <functional>
 #include <random>
 
 #include "fixtures/task_cases.h"
@@ -19,7 +23,6 @@
 #include "support/error.h"
 #include "support/hash.h"
 #include "tune/lm_search.h"
-#include "tune/ranker.h"
 
 namespace tlm::testing_tune {
 namespace {
@@ -58,6 +61,22 @@ std::vector<MeasureRecord> fake_records(const TaskHarness& h, int n, uint64_t se
     out.push_back(r);
   }
   return out;
+}
+
+// A ranker of 20 rounds fitted to 60 fake records of one task, each valid program's latency
+// multiplied by factor(program).
+Ranker ranker_fit_to(const TaskHarness& h, uint64_t seed,
+                     const std::function<double(const Program&)>& factor) {
+  std::vector<MeasureRecord> recs = fake_records(h, 60, seed);
+  for (MeasureRecord& x : recs) {
+    Program p;
+    TLM_CHECK(program_from_sentence(*h.printer, x.sentence, &p)) << x.sentence;
+    if (x.ok()) x.median_s *= factor(p);
+  }
+  RankerData d = ranker_data(recs, {});
+  RankerOptions ro;
+  ro.rounds = 20;
+  return Ranker::train({&d.groups[0]}, ro);
 }
 
 TEST(Ranker, CrossTaskFeaturesHaveOneLength) {
@@ -280,16 +299,8 @@ TEST(Ranker, ZeroShotRowSplitsComeFirstWhenTheRankerAdmitsThem) {
     if (!h->space.blocked_conv || h->space.rule != SpaceRule::TiledAnchor) continue;
     SCOPED_TRACE(tc.name);
     // Row splits three times slower: the favourite splits the channel blocks.
-    std::vector<MeasureRecord> recs = fake_records(*h, 60, 7);
-    for (MeasureRecord& x : recs) {
-      Program p;
-      ASSERT_TRUE(program_from_sentence(*h->printer, x.sentence, &p));
-      if (x.ok() && splits_rows(h->space, p, 2)) x.median_s *= 3;
-    }
-    RankerData d = ranker_data(recs, {});
-    RankerOptions ro;
-    ro.rounds = 20;
-    Ranker r = Ranker::train({&d.groups[0]}, ro);
+    const Ranker r = ranker_fit_to(
+        *h, 7, [&](const Program& p) { return splits_rows(h->space, p, 2) ? 3.0 : 1.0; });
     ZeroShotOptions zo = zero_shot_mode("ranker");
     EXPECT_DOUBLE_EQ(zo.row_split_p, kZeroShotRowSplitP);
     zo.ranker = &r;
@@ -334,8 +345,8 @@ TEST(Ranker, ZeroShotRowSplitsComeFirstWhenTheRankerAdmitsThem) {
 // The serial guard: at two threads, on a task of at least serial_work iterations (the "ranker"
 // mode's kZeroShotSerialWork; 0 here, the unit tasks are small), every candidate with a parallel
 // loop comes before those without, each kind in the ranker's order, even when the ranker prefers
-// a serial one (here serial programs measured 10x faster); at one thread, or with the guard off
-// (< 0), the ranker's order stands.
+// a serial one (here serial programs measured 10x faster); at one thread, with the guard off
+// (< 0) or on a task below the bound, the ranker's order stands.
 TEST(Ranker, ZeroShotSerialProgramsGoLastAtTwoThreadsOnLargeTasks) {
   TinyModel m(5);
   const HardwareInfo hw2 = avx512();
@@ -344,16 +355,8 @@ TEST(Ranker, ZeroShotSerialProgramsGoLastAtTwoThreadsOnLargeTasks) {
   for (const testing_space::TaskCase& tc : testing_space::representative_tasks(hw2)) {
     auto h = make_task_harness(tc.sub, hw2, "unit");
     SCOPED_TRACE(tc.name);
-    std::vector<MeasureRecord> recs = fake_records(*h, 60, 11);
-    for (MeasureRecord& x : recs) {
-      Program p;
-      ASSERT_TRUE(program_from_sentence(*h->printer, x.sentence, &p));
-      if (x.ok() && parallel_loops(h->space, p) == 0) x.median_s /= 10;
-    }
-    RankerData d = ranker_data(recs, {});
-    RankerOptions ro;
-    ro.rounds = 20;
-    Ranker r = Ranker::train({&d.groups[0]}, ro);
+    const Ranker r = ranker_fit_to(
+        *h, 11, [&](const Program& p) { return parallel_loops(h->space, p) == 0 ? 0.1 : 1.0; });
     ZeroShotOptions zo = zero_shot_mode("ranker");
     EXPECT_DOUBLE_EQ(zo.serial_work, kZeroShotSerialWork);
     zo.ranker = &r;
@@ -375,11 +378,13 @@ TEST(Ranker, ZeroShotSerialProgramsGoLastAtTwoThreadsOnLargeTasks) {
     }
     if (first_serial == 0 || first_serial == c.size()) continue;  // one kind only
     if (best_serial > best_parallel) guarded++;
-    // The guard off, or one thread: the ranker's order.
-    zo.serial_work = -1;
-    const std::vector<ZeroShotChoice> off =
-        zero_shot_candidates(*m.lm, m.tok, *h->printer, hw2, zo);
-    for (size_t i = 1; i < off.size(); i++) EXPECT_LE(off[i].score, off[i - 1].score);
+    // The guard off, a task below its bound, or one thread: the ranker's order.
+    for (double off : {-1.0, 1e30}) {
+      zo.serial_work = off;
+      const std::vector<ZeroShotChoice> o =
+          zero_shot_candidates(*m.lm, m.tok, *h->printer, hw2, zo);
+      for (size_t i = 1; i < o.size(); i++) EXPECT_LE(o[i].score, o[i - 1].score);
+    }
     zo.serial_work = 0;
     auto h1 = make_task_harness(tc.sub, hw1, "unit");
     const std::vector<ZeroShotChoice> c1 =
