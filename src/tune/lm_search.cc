@@ -204,20 +204,14 @@ std::vector<ZeroShotChoice> zero_shot_candidates(const LanguageModel& m, const T
       return a.score > b.score;
     });
     // At two or more threads a large task's programs without a parallel loop go last (order kept
-    // among each kind), when any candidate has one: the ranker has seen serial programs measured
+    // among each kind; all serial: unchanged): the ranker has seen serial programs measured
     // almost only at one core (the Zen 1 loop's AVX2 records) and ranked some first at two
     // (ResNet-50's 14 x 14 and 7 x 7 convolutions on Zen 3: 2.5x slower; BENCHMARKS.md, "AVX2
     // again").
-    if (o.serial_work >= 0 && hw.cores >= 2 && task_work(printer.space()) >= o.serial_work) {
-      const TaskSpace& space = printer.space();
-      const bool any_parallel = std::any_of(out.begin(), out.end(), [&](const ZeroShotChoice& c) {
-        return parallel_loops(space, c.program) > 0;
+    if (o.serial_work >= 0 && hw.cores >= 2 && task_work(printer.space()) >= o.serial_work)
+      std::stable_partition(out.begin(), out.end(), [&](const ZeroShotChoice& c) {
+        return parallel_loops(printer.space(), c.program) > 0;
       });
-      if (any_parallel)
-        std::stable_partition(out.begin(), out.end(), [&](const ZeroShotChoice& c) {
-          return parallel_loops(space, c.program) > 0;
-        });
-    }
     Program rows;
     // Under a row split every thread reads all of the weights: admitted only when they fit in
     // one core's L2 (else the channel split, each thread half of them, streams less).
