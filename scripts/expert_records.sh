@@ -6,6 +6,8 @@
 # Resumable: tlm measure skips sentences already in OUT. Run from the repository root:
 #   scripts/expert_records.sh OUT.jsonl [TLM_BINARY]
 # WORKLOADS="spec ..." measures only those (e.g. a priority order; each must be a training one).
+# ONLY=REGEX measures only the expert sentences matching it (grep -E), e.g. after a change to one
+# kind's experts: ONLY='ConvNchwc .* group 1 ' (dense channel-blocked convolutions).
 set -eu
 out=$1
 tlm=${2:-./build/tlm}
@@ -34,6 +36,10 @@ i=0
 for w in $workloads; do
   i=$((i + 1))
   "$tlm" generate "$w" --task all --expert -o "$tmp/s.txt" 2>/dev/null
+  if [ -n "${ONLY:-}" ]; then
+    grep -E -- "$ONLY" "$tmp/s.txt" > "$tmp/only.txt" || true
+    mv "$tmp/only.txt" "$tmp/s.txt"
+  fi
   [ -s "$tmp/s.txt" ] || continue
   echo "[$i/$n] $w: $(wc -l < "$tmp/s.txt") expert programs"
   "$tlm" measure "$tmp/s.txt" --records "$out" --workload "$w" --strategy expert --quiet | tail -1

@@ -105,6 +105,15 @@ class Writer {
   Writer(const TaskSpace& space, const HardwareInfo& hw, const Roles& roles, const Target& t)
       : space_(space), hw_(hw), roles_(roles), t_(t) {}
 
+  // The accumulators of the written program's register block (the S3 factors of the output vars
+  // other than the vectorized one: one vector each).
+  int64_t accumulators() const {
+    int64_t n = 1;
+    for (size_t i = 0; i < tiles_.size(); i++)
+      if ((int)i != roles_.v) n *= tiles_[i][2];
+    return n;
+  }
+
   Program write() {
     const SpaceStage& st = space_.stages[space_.anchor];
     padded_ = st.extents;
@@ -462,6 +471,13 @@ Roles nchwc_roles(const SpaceStage& st) {
 // usual CNNs (112, 56, 28, 14, 7). The reduction whole inside the block (block lanes, taps,
 // input blocks), unrolled up to the largest limit offered (128); depthwise blocks also unrolled to
 // 32, dense ones also with the accumulator at the register block.
+// AVX2: MLAS's NCHWc kernel shape first, 4 channel blocks x 3 pixels (each broadcast input value
+// feeds 4 FMAs, each weight vector 3), then 4 x 2: on Zen 3 the better of the two ran eight
+// dense convolutions of the training ResNet-50 @192 1.02-1.67x faster than the 2 x 6 block
+// (1.3x or more on seven), 4 x 2 best on the stem (3 input channels, 7 x 7 stride 2 at 96 x 96)
+// (BENCHMARKS.md, "MLAS's block on AVX2");
+// 2 x 7 keeps an exact block for the widths of 7, and 1 x 12 becomes 1 x 7 there, the fastest
+// block of GoogLeNet's four 7-wide dense layers (1.04-1.9x ahead of 2 x 7 and 4 x 1).
 std::vector<Target> nchwc_targets(const Roles& roles, const SpaceStage& st) {
   struct Block {
     int a, r, h;
@@ -472,7 +488,7 @@ std::vector<Target> nchwc_targets(const Roles& roles, const SpaceStage& st) {
   else if (st.lanes >= 16)
     blocks = {{4, 6, 1}, {4, 7, 1}, {2, 12, 1}, {2, 14, 1}, {3, 8, 1}, {1, 14, 1}};
   else
-    blocks = {{2, 6, 1}, {3, 4, 1}, {2, 7, 1}, {1, 12, 1}};
+    blocks = {{4, 3, 1}, {4, 2, 1}, {2, 6, 1}, {2, 7, 1}, {1, 12, 1}};
   std::vector<Target> out;
   for (const Block& b : blocks) {
     Target t;
@@ -600,7 +616,29 @@ std::vector<Program> expert_programs(const TaskSpace& space, const HardwareInfo&
   const SpaceStage& st = space.stages[space.anchor];
   if (is_nchwc(st)) {
     const Roles roles = nchwc_roles(st);
-    for (const Target& t : nchwc_targets(roles, st)) add(Writer(space, hw, roles, t).write());
+    // A block the extents cannot take (no 3 pixels in a width of 7, no 4 channel blocks among 5)
+    // is written with the closest factors, which can overflow the register file (4 x 7 = 28
+    // ymm accumulators: a spill at every step) or, on AVX2, leave too few chains to hide the
+    // FMA latency (4 x 1: two FMA pipes x 4 cycles want 8; on GoogLeNet's 7-wide layers 4 x 1
+    // ran 1.04-1.9x slower than 1 x 7): both are left out, the short ones (below 6) only when a
+    // block of at least 6 exists. (Not on AVX-512: among the Zen 5 expert records a dense block
+    // of fewer than 8 was the fastest in 3 of 428 tasks.) Dense convolutions only: a
+    // depthwise block reads its weights as it goes, and 16 ymm accumulators (1 x 8 x 2) were the
+    // fastest expert of 3 depthwise tasks on Zen 3.
+    const bool dense = !roles.depthwise;
+    const int64_t max_acc = !dense ? int64_t{1} << 20 : st.lanes >= 16 ? 31 : 15;
+    const int64_t min_acc = dense && st.lanes < 16 ? 6 : 1;
+    std::vector<std::pair<Program, int64_t>> written;
+    int64_t most = 0;
+    for (const Target& t : nchwc_targets(roles, st)) {
+      Writer w(space, hw, roles, t);
+      Program p = w.write();
+      if (w.accumulators() > max_acc) continue;
+      most = std::max(most, w.accumulators());
+      written.emplace_back(std::move(p), w.accumulators());
+    }
+    for (auto& [p, acc] : written)
+      if (acc >= std::min(min_acc, most)) add(std::move(p));
     return out;
   }
   const Roles roles = roles_of(space);

@@ -340,6 +340,57 @@ TEST(Space, BlockedConvolutionExpertsKeepTheAccumulatorAtTwoLevels) {
   EXPECT_GE(dense, 1);
 }
 
+// The register block of a dense blocked convolution's expert program fits the register file (15 ymm
+// accumulators with AVX2, 31 zmm with AVX-512: one register left for the broadcast value); on
+// AVX2 it keeps at least 6 FMA chains where any of its experts does, and the 56-wide 3x3 layer
+// has MLAS's 4 channel blocks x 3 pixels (expert.cc, nchwc_targets). ResNet-18 at 224 has
+// widths of 112, 56, 28, 14 and 7: 7 takes no 3-pixel block.
+TEST(Space, BlockedConvolutionExpertBlocksFitTheRegisterFile) {
+  for (const char* key : {"isa=avx2,cores=2,vec=8,l1=32k,l2=512k,l3=32m",
+                          "isa=avx512,cores=2,vec=16,l1=32k,l2=1m,l3=32m"}) {
+    const HardwareInfo hw = parse_hardware_key(key);
+    SCOPED_TRACE(key);
+    Graph g = build_zoo_model("resnet18:image=224", 7);
+    prepare_graph(g);
+    block_channels(g, hw.vector_bits / 32);
+    const int64_t most = hw.vector_bits >= 512 ? 31 : 15;
+    int convs = 0, mlas = 0;
+    for (const Task& t : partition_graph(g).tasks) {
+      if (family(t.sub.kind) != "conv2d_nchwc") continue;
+      TaskSpace space = build_space(lower_subgraph(t.sub), hw);
+      if (space.rule != SpaceRule::TiledAnchor) continue;
+      SCOPED_TRACE(t.sub.kind + " " + std::to_string(t.id));
+      convs++;
+      const SpaceStage& st = space.stages[space.anchor];
+      std::vector<int64_t> blocks;
+      for (const Program& p : expert_programs(space, hw)) {
+        // The S3 factor of every output var but the block lane (d0): one accumulator vector each.
+        int64_t acc = 1, width = 0, channels = 0;
+        size_t at = 0;
+        for (const Slot& s : space.slots) {
+          if (s.kind == StepKind::Tile && s.stage == space.anchor && !s.reduction && s.var > 0) {
+            acc *= p.values[at + 2];
+            if (s.var == 1) width = p.values[at + 2];
+            if (s.var == 3) channels = p.values[at + 2];
+          }
+          at += s.arity;
+        }
+        EXPECT_LE(acc, most) << program_str(space, p);
+        blocks.push_back(acc);
+        if (st.extents[1] == 56 && channels == 4 && width == 3) mlas++;
+      }
+      ASSERT_FALSE(blocks.empty());
+      const int64_t top = *std::max_element(blocks.begin(), blocks.end());
+      if (hw.vector_bits == 256)
+        for (int64_t b : blocks) EXPECT_GE(b, std::min<int64_t>(6, top));
+    }
+    EXPECT_GE(convs, 10);
+    if (hw.vector_bits == 256) {
+      EXPECT_GE(mlas, 2);  // the 56-wide 3x3 layers, accumulator at two levels
+    }
+  }
+}
+
 // Row splits (space.h): among random programs of a blocked convolution, those that split its
 // channel blocks between two threads have a row-split variant, which splits rows, stays valid and
 // computes the right answer; programs of other kinds (a plain convolution, a depthwise blocked
