@@ -7,6 +7,11 @@ does in a real model): a 1024^3 MatMul, and ResNet-50's 3x3 convolution 64->64 o
 (pad 1) + bias + ReLU (ORT fuses Conv+Relu into one MLAS call). Times session.run after a warm-up
 (samples of >= 20 ms, median) and prints one CSV line per kernel: name,gflop,median_s,gflops.
 tlm_bench_kernels --peer runs this between its peak measurements and reports the ratio.
+
+resnet50_conv3x3_nchw<B>c (tlm's convolution on channel-blocked activations, the layout conversions
+outside it): the same ONNX graph, timed by ORT's profiler as the one Conv node MLAS runs on its
+own blocked layout (ORT's NCHWc transformer puts ReorderInput / ReorderOutput around it, which
+are left out), the median over >= 200 runs.
 """
 import argparse
 import time
@@ -65,17 +70,47 @@ def time_session(graph, feeds, threads, seconds):
     return float(np.median(samples))
 
 
+def profiled_conv_node(graph, feeds, threads, runs=200):
+    """The median duration of the Conv node alone (ORT's profiler), in seconds."""
+    import json
+    import os
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    so = ort.SessionOptions()
+    so.intra_op_num_threads = threads
+    so.inter_op_num_threads = 1
+    so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    so.enable_profiling = True
+    sess = ort.InferenceSession(model.SerializeToString(), so, providers=["CPUExecutionProvider"])
+    for _ in range(runs + 20):
+        sess.run(None, feeds)
+    path = sess.end_profiling()
+    with open(path) as f:
+        events = json.load(f)
+    os.remove(path)
+    ops = [e for e in events if e.get("cat") == "Node" and e.get("name", "").endswith("_kernel_time")]
+    conv = [e["dur"] * 1e-6 for e in ops if e.get("args", {}).get("op_name") == "Conv"]
+    kinds = sorted({e.get("args", {}).get("op_name") for e in ops})
+    if "ReorderInput" not in kinds or len(conv) < runs:
+        raise SystemExit(f"ORT did not run the convolution on its NCHWc layout (ops: {kinds})")
+    return float(np.median(conv[20:]))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--seconds", type=float, default=2.0)
     ap.add_argument("--kernel", default="", help="only this kernel (matmul_1024, resnet50_conv3x3)")
     a = ap.parse_args()
-    for name, make in (("matmul_1024", matmul_model), ("resnet50_conv3x3", conv_model)):
-        if a.kernel and a.kernel != name:
+    blocked = a.kernel if a.kernel.startswith("resnet50_conv3x3_nchw") else ""
+    for name, make in (("matmul_1024", matmul_model), ("resnet50_conv3x3", conv_model),
+                       (blocked, conv_model)):
+        if not name or (a.kernel and a.kernel != name):
             continue
         graph, feeds, flops = make()
-        s = time_session(graph, feeds, a.threads, a.seconds)
+        if name == blocked:
+            s = profiled_conv_node(graph, feeds, a.threads)
+        else:
+            s = time_session(graph, feeds, a.threads, a.seconds)
         print(f"{name},{flops * 1e-9:.4f},{s:.6e},{flops / s * 1e-9:.2f}", flush=True)
 
 

@@ -391,6 +391,30 @@ TEST(Space, BlockedConvolutionExpertBlocksFitTheRegisterFile) {
   }
 }
 
+// The kernel benchmark's blocked convolution (bench/kernels.cc) is ResNet-50's 3x3 layer as tlm
+// runs it in a model: one ConvNchwc + Relu task from [1, 64/B, 56, 56, B] to the same shape (no
+// layout conversion inside), whose expert programs are valid.
+TEST(Space, BenchmarkBlockedConvolutionIsTheModelsTask) {
+  for (const char* key : {"isa=avx2,cores=2,vec=8,l1=32k,l2=512k,l3=32m",
+                          "isa=avx512,cores=2,vec=16,l1=32k,l2=1m,l3=32m"}) {
+    const HardwareInfo hw = parse_hardware_key(key);
+    SCOPED_TRACE(key);
+    const int block = hw.vector_bits / 32;
+    Subgraph sub = resnet50_conv3x3_blocked_subgraph(block);
+    EXPECT_EQ(family(sub.kind), "conv2d_nchwc");
+    const Shape blocked{1, 64 / block, 56, 56, block};
+    EXPECT_EQ(sub.graph.value(sub.graph.inputs.at(0)).shape, blocked);
+    EXPECT_EQ(sub.graph.value(sub.graph.outputs.at(0)).shape, blocked);
+    for (const Node& n : sub.graph.nodes)  // no layout conversion inside the task
+      EXPECT_TRUE(n.op == Op::ConvNchwc || n.op == Op::Relu) << op_name(n.op);
+    EXPECT_NEAR(sub.flops, 2.0 * 64 * 64 * 9 * 56 * 56, 0.01 * sub.flops);
+    TaskSpace space = build_space(lower_subgraph(sub), hw);
+    const std::vector<Program> experts = expert_programs(space, hw);
+    ASSERT_FALSE(experts.empty());
+    EXPECT_TRUE(is_valid_program(space, experts.front()));
+  }
+}
+
 // Row splits (space.h): among random programs of a blocked convolution, those that split its
 // channel blocks between two threads have a row-split variant, which splits rows, stays valid and
 // computes the right answer; programs of other kinds (a plain convolution, a depthwise blocked
