@@ -37,10 +37,10 @@
 #include "hardware/hardware.h"
 #include "language/sentence.h"
 #include "language/show.h"
+#include "lower/lower.h"
 #include "measure/harness.h"
 #include "measure/timing.h"
 #include "peak.h"
-#include "lower/lower.h"
 #include "space/space.h"
 #include "support/error.h"
 #include "support/threads.h"
@@ -203,7 +203,8 @@ int run(int argc, char** argv) {
   app.add_option("--out", out_dir, "write kernels.csv, kernels.md and the schedules here");
   std::string only;
   app.add_option("--kernel", only,
-                 "only this kernel (matmul_1024, resnet50_conv3x3, resnet50_conv3x3_nchw8c or _nchw16c)");
+                 "only this kernel (matmul_1024, resnet50_conv3x3, resnet50_conv3x3_nchw8c with "
+                 "AVX2 or _nchw16c with AVX-512)");
   int finalists = 5;
   app.add_option("--finalists", finalists,
                  "programs re-measured (3 fresh compiles each) before the best is chosen")

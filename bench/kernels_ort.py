@@ -99,7 +99,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--seconds", type=float, default=2.0)
-    ap.add_argument("--kernel", default="", help="only this kernel (matmul_1024, resnet50_conv3x3)")
+    ap.add_argument("--kernel", default="", help="only this kernel (matmul_1024, resnet50_conv3x3, "
+                    "resnet50_conv3x3_nchw8c / _nchw16c: MLAS's NCHWc Conv node alone)")
     a = ap.parse_args()
     blocked = a.kernel if a.kernel.startswith("resnet50_conv3x3_nchw") else ""
     for name, make in (("matmul_1024", matmul_model), ("resnet50_conv3x3", conv_model),
