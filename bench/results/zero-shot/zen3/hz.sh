@@ -2,7 +2,7 @@
 # hz.sh NAME [RANKER] : TLM-1xg programs (no measurement) of the four held-out ONNX models with the
 # shipped model and RANKER (default models/ranker.json), each program then measured once (2
 # threads) into runs/hz/NAME.<model>.jsonl, the records bench/lose/modes.sh compiles.
-cd /work/main
+cd "$(dirname "$0")/../../../.."
 n=$1; r=${2:-models/ranker.json}
 mkdir -p runs/hz
 for m in resnet50 mobilenet_v2 bert-base gpt2; do

@@ -1,7 +1,7 @@
 #!/bin/bash
 # hz1.sh NAME [RANKER]: as hz.sh at one thread (compile and measure with --threads 1 on CPU 0),
 # ResNet-50 and MobileNet-V2 only: runs/hz/NAME.<model>.jsonl for `THREADS=1 bench/lose/modes.sh`.
-cd /work/main
+cd "$(dirname "$0")/../../../.."
 n=$1; r=${2:-models/ranker.json}
 for m in resnet50 mobilenet_v2; do
   onnx=bench/results/e2e/onnx/$m.onnx
