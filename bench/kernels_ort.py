@@ -14,6 +14,8 @@ own blocked layout (ORT's NCHWc transformer puts ReorderInput / ReorderOutput ar
 are left out), the median over >= 200 runs.
 """
 import argparse
+import json
+import os
 import time
 
 import numpy as np
@@ -47,13 +49,19 @@ def conv_model():
         2.0 * 64 * 64 * 9 * 56 * 56
 
 
-def time_session(graph, feeds, threads, seconds):
+def session(graph, threads, profiling=False):
+    """An ORT session of the one-node graph on `threads` threads, every graph optimization on."""
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
     so = ort.SessionOptions()
     so.intra_op_num_threads = threads
     so.inter_op_num_threads = 1
     so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-    sess = ort.InferenceSession(model.SerializeToString(), so, providers=["CPUExecutionProvider"])
+    so.enable_profiling = profiling
+    return ort.InferenceSession(model.SerializeToString(), so, providers=["CPUExecutionProvider"])
+
+
+def time_session(graph, feeds, threads, seconds):
+    sess = session(graph, threads)
     for _ in range(3):
         sess.run(None, feeds)
     t0 = time.perf_counter()
@@ -72,15 +80,7 @@ def time_session(graph, feeds, threads, seconds):
 
 def profiled_conv_node(graph, feeds, threads, runs=200):
     """The median duration of the Conv node alone (ORT's profiler), in seconds."""
-    import json
-    import os
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
-    so = ort.SessionOptions()
-    so.intra_op_num_threads = threads
-    so.inter_op_num_threads = 1
-    so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-    so.enable_profiling = True
-    sess = ort.InferenceSession(model.SerializeToString(), so, providers=["CPUExecutionProvider"])
+    sess = session(graph, threads, profiling=True)
     for _ in range(runs + 20):
         sess.run(None, feeds)
     path = sess.end_profiling()
