@@ -626,16 +626,17 @@ std::vector<Program> expert_programs(const TaskSpace& space, const HardwareInfo&
     // depthwise block reads its weights as it goes, and 16 ymm accumulators (1 x 8 x 2) were the
     // fastest expert of 3 depthwise tasks on Zen 3.
     const bool dense = !roles.depthwise;
-    const int64_t max_acc = !dense ? int64_t{1} << 20 : st.lanes >= 16 ? 31 : 15;
+    const int64_t max_acc = st.lanes >= 16 ? 31 : 15;
     const int64_t min_acc = dense && st.lanes < 16 ? 6 : 1;
-    std::vector<std::pair<Program, int64_t>> written;
+    std::vector<std::pair<Program, int64_t>> written;  // with its accumulators
     int64_t most = 0;
     for (const Target& t : nchwc_targets(roles, st)) {
       Writer w(space, hw, roles, t);
       Program p = w.write();
-      if (w.accumulators() > max_acc) continue;
-      most = std::max(most, w.accumulators());
-      written.emplace_back(std::move(p), w.accumulators());
+      const int64_t acc = w.accumulators();
+      if (dense && acc > max_acc) continue;
+      most = std::max(most, acc);
+      written.emplace_back(std::move(p), acc);
     }
     for (auto& [p, acc] : written)
       if (acc >= std::min(min_acc, most)) add(std::move(p));
