@@ -391,6 +391,63 @@ TEST(Space, BlockedConvolutionExpertBlocksFitTheRegisterFile) {
   }
 }
 
+// MLAS's loop order for blocked convolutions with kernel taps, on AVX2 only (expert.cc): an
+// expert computes the accumulator per S1 tile (level 2) of whole output rows -- as many rows as
+// keep it within 16 KiB -- sums the input channel blocks one or two at a time outside the
+// register block's walk over that tile, and reads a copy of the padded input. 1x1 convolutions
+// and AVX-512 get none.
+TEST(Space, BlockedConvolutionExpertsSumInputBlocksOutsideTheRowWalk) {
+  for (const char* key : {"isa=avx2,cores=2,vec=8,l1=32k,l2=512k,l3=32m",
+                          "isa=avx512,cores=2,vec=16,l1=32k,l2=1m,l3=32m"}) {
+    const HardwareInfo hw = parse_hardware_key(key);
+    SCOPED_TRACE(key);
+    const bool avx2 = hw.vector_bits == 256;
+    Graph g = build_zoo_model("resnet18:image=224", 7);
+    prepare_graph(g);
+    block_channels(g, hw.vector_bits / 32);
+    int with_taps = 0, without = 0;
+    for (const Task& t : partition_graph(g).tasks) {
+      if (family(t.sub.kind) != "conv2d_nchwc") continue;
+      TaskSpace space = build_space(lower_subgraph(t.sub), hw);
+      if (space.rule != SpaceRule::TiledAnchor) continue;
+      const SpaceStage& st = space.stages[space.anchor];
+      if (st.rextents.size() != 4) continue;  // depthwise: taps only
+      const bool taps = st.rextents[1] * st.rextents[2] > 1;
+      SCOPED_TRACE(t.sub.kind + " " + std::to_string(t.id));
+      (taps ? with_taps : without)++;
+      int mlas_order = 0;
+      for (const Program& p : expert_programs(space, hw)) {
+        int64_t level = -1, chunk = -1, tile_bytes = 4 * st.lanes, rows = 1, input_copy = -1;
+        size_t at = 0;
+        for (const Slot& s : space.slots) {
+          if (s.kind == StepKind::ComputeAt && s.stage == space.anchor) level = p.values[at];
+          if (s.kind == StepKind::Pack && s.var == 0) input_copy = p.values[at];
+          if (s.kind == StepKind::Tile && s.stage == space.anchor && s.reduction && s.var == 3)
+            chunk = p.values[at];
+          if (s.kind == StepKind::Tile && s.stage == space.anchor && !s.reduction && s.var > 0) {
+            tile_bytes *= p.values[at + 1] * p.values[at + 2];  // S2 x S3: the level-2 tile
+            if (s.var == 2) rows = p.values[at + 1] * p.values[at + 2];
+          }
+          at += s.arity;
+        }
+        if (level != 2) continue;
+        mlas_order++;
+        EXPECT_TRUE(chunk == 1 || chunk == 2) << program_str(space, p);
+        EXPECT_GT(input_copy, 0) << program_str(space, p);  // the padded input copied
+        EXPECT_LE(tile_bytes, 16 << 10) << program_str(space, p);
+        // More than one row whenever two rows' accumulators fit.
+        if (tile_bytes / rows * 2 <= (16 << 10)) EXPECT_GT(rows, 1) << program_str(space, p);
+      }
+      if (avx2 && taps)
+        EXPECT_GE(mlas_order, 2);
+      else
+        EXPECT_EQ(mlas_order, 0);
+    }
+    EXPECT_GE(with_taps, 5);
+    EXPECT_GE(without, 3);
+  }
+}
+
 // The kernel benchmark's blocked convolution (bench/kernels.cc) is ResNet-50's 3x3 layer as tlm
 // runs it in a model: one ConvNchwc + Relu task from [1, 64/B, 56, 56, B] to the same shape (no
 // layout conversion inside), whose expert programs are valid.
