@@ -69,8 +69,8 @@ std::vector<std::string> training_workloads() {
   add_variants(&w, "bert-large", "seq", {64, 128});
   add_variants(&w, "gpt2", "seq", {32, 64, 256});
   // 128 rows as in the held-out GPT-2 and BERT-base, at other widths (their dense tasks differ):
-  // at 64 rows the 3 x 4 matmul block wins, at 256 the 2 x 6, and between them the ranker
-  // guessed wrong with only BERT-large's 128-row tasks to go by (BENCHMARKS.md, session 35).
+  // at 64 rows the 3 x 4 matmul block wins, at 256 the 2 x 6, and BERT-large's were the only
+  // 128-row tasks the ranker had to go by (BENCHMARKS.md, "GPT-2's 128 rows").
   w.push_back("gpt2:seq=128,hidden=704,heads=11,ff=2816");
   w.push_back("gpt2:seq=128,hidden=832,heads=13,ff=3328");
   add_variants(&w, "llama_layer", "seq", {32, 128});

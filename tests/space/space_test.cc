@@ -421,7 +421,8 @@ TEST(Space, BlockedConvolutionExpertsSumInputBlocksOutsideTheRowWalk) {
         size_t at = 0;
         for (const Slot& s : space.slots) {
           if (s.kind == StepKind::ComputeAt && s.stage == space.anchor) level = p.values[at];
-          if (s.kind == StepKind::Pack && s.var == 0) input_copy = p.values[at];
+          if (s.kind == StepKind::Pack && s.stage == space.anchor && s.var == 0)
+            input_copy = p.values[at];
           if (s.kind == StepKind::Tile && s.stage == space.anchor && s.reduction && s.var == 3)
             chunk = p.values[at];
           if (s.kind == StepKind::Tile && s.stage == space.anchor && !s.reduction && s.var > 0) {
