@@ -13,6 +13,30 @@ namespace {
 
 using V = std::vector<int64_t>;
 
+// The two machine kinds seen so far, as hardware keys: AVX2 (8 lanes) and AVX-512 (16).
+const char* const kAvx2AndAvx512[] = {"isa=avx2,cores=2,vec=8,l1=32k,l2=512k,l3=32m",
+                                      "isa=avx512,cores=2,vec=16,l1=32k,l2=1m,l3=32m"};
+
+// ResNet-18 @224's channel-blocked convolutions on `hw` (blocked by its vector lanes) whose
+// space tiles the anchor, each with a name for traces. Its widths are 112, 56, 28, 14 and 7.
+struct BlockedConv {
+  std::string name;
+  TaskSpace space;
+};
+std::vector<BlockedConv> resnet18_blocked_convs(const HardwareInfo& hw) {
+  Graph g = build_zoo_model("resnet18:image=224", 7);
+  prepare_graph(g);
+  block_channels(g, hw.vector_bits / 32);
+  std::vector<BlockedConv> out;
+  for (const Task& t : partition_graph(g).tasks) {
+    if (family(t.sub.kind) != "conv2d_nchwc") continue;
+    TaskSpace space = build_space(lower_subgraph(t.sub), hw);
+    if (space.rule == SpaceRule::TiledAnchor)
+      out.push_back({t.sub.kind + " " + std::to_string(t.id), std::move(space)});
+  }
+  return out;
+}
+
 // Halide appends "$n" to repeated Func names (and the loop-nest printer cuts names at the '$',
 // so an rfactor intermediate "f$3_intm" prints as "f"); two lowerings differ only there.
 std::string normalized_nest(const LoweredTask& t) {
@@ -343,23 +367,17 @@ TEST(Space, BlockedConvolutionExpertsKeepTheAccumulatorAtTwoLevels) {
 // The register block of a dense blocked convolution's expert program fits the register file (15 ymm
 // accumulators with AVX2, 31 zmm with AVX-512: one register left for the broadcast value); on
 // AVX2 it keeps at least 6 FMA chains where any of its experts does, and the 56-wide 3x3 layer
-// has MLAS's 4 channel blocks x 3 pixels (expert.cc, nchwc_targets). ResNet-18 at 224 has
-// widths of 112, 56, 28, 14 and 7: 7 takes no 3-pixel block.
+// has MLAS's 4 channel blocks x 3 pixels (expert.cc, nchwc_targets). ResNet-18 at 224's
+// width of 7 takes no 3-pixel block.
 TEST(Space, BlockedConvolutionExpertBlocksFitTheRegisterFile) {
-  for (const char* key : {"isa=avx2,cores=2,vec=8,l1=32k,l2=512k,l3=32m",
-                          "isa=avx512,cores=2,vec=16,l1=32k,l2=1m,l3=32m"}) {
+  for (const char* key : kAvx2AndAvx512) {
     const HardwareInfo hw = parse_hardware_key(key);
     SCOPED_TRACE(key);
-    Graph g = build_zoo_model("resnet18:image=224", 7);
-    prepare_graph(g);
-    block_channels(g, hw.vector_bits / 32);
     const int64_t most = hw.vector_bits >= 512 ? 31 : 15;
     int convs = 0, mlas = 0;
-    for (const Task& t : partition_graph(g).tasks) {
-      if (family(t.sub.kind) != "conv2d_nchwc") continue;
-      TaskSpace space = build_space(lower_subgraph(t.sub), hw);
-      if (space.rule != SpaceRule::TiledAnchor) continue;
-      SCOPED_TRACE(t.sub.kind + " " + std::to_string(t.id));
+    for (const BlockedConv& c : resnet18_blocked_convs(hw)) {
+      const TaskSpace& space = c.space;
+      SCOPED_TRACE(c.name);
       convs++;
       const SpaceStage& st = space.stages[space.anchor];
       std::vector<int64_t> blocks;
@@ -397,23 +415,17 @@ TEST(Space, BlockedConvolutionExpertBlocksFitTheRegisterFile) {
 // register block's walk over that tile, and reads a copy of the padded input. 1x1 convolutions
 // and AVX-512 get none.
 TEST(Space, BlockedConvolutionExpertsSumInputBlocksOutsideTheRowWalk) {
-  for (const char* key : {"isa=avx2,cores=2,vec=8,l1=32k,l2=512k,l3=32m",
-                          "isa=avx512,cores=2,vec=16,l1=32k,l2=1m,l3=32m"}) {
+  for (const char* key : kAvx2AndAvx512) {
     const HardwareInfo hw = parse_hardware_key(key);
     SCOPED_TRACE(key);
     const bool avx2 = hw.vector_bits == 256;
-    Graph g = build_zoo_model("resnet18:image=224", 7);
-    prepare_graph(g);
-    block_channels(g, hw.vector_bits / 32);
     int with_taps = 0, without = 0;
-    for (const Task& t : partition_graph(g).tasks) {
-      if (family(t.sub.kind) != "conv2d_nchwc") continue;
-      TaskSpace space = build_space(lower_subgraph(t.sub), hw);
-      if (space.rule != SpaceRule::TiledAnchor) continue;
+    for (const BlockedConv& c : resnet18_blocked_convs(hw)) {
+      const TaskSpace& space = c.space;
       const SpaceStage& st = space.stages[space.anchor];
       if (st.rextents.size() != 4) continue;  // depthwise: taps only
       const bool taps = st.rextents[1] * st.rextents[2] > 1;
-      SCOPED_TRACE(t.sub.kind + " " + std::to_string(t.id));
+      SCOPED_TRACE(c.name);
       (taps ? with_taps : without)++;
       int mlas_order = 0;
       for (const Program& p : expert_programs(space, hw)) {
@@ -453,8 +465,7 @@ TEST(Space, BlockedConvolutionExpertsSumInputBlocksOutsideTheRowWalk) {
 // runs it in a model: one ConvNchwc + Relu task from [1, 64/B, 56, 56, B] to the same shape (no
 // layout conversion inside), whose expert programs are valid.
 TEST(Space, BenchmarkBlockedConvolutionIsTheModelsTask) {
-  for (const char* key : {"isa=avx2,cores=2,vec=8,l1=32k,l2=512k,l3=32m",
-                          "isa=avx512,cores=2,vec=16,l1=32k,l2=1m,l3=32m"}) {
+  for (const char* key : kAvx2AndAvx512) {
     const HardwareInfo hw = parse_hardware_key(key);
     SCOPED_TRACE(key);
     const int block = hw.vector_bits / 32;
