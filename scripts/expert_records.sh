@@ -8,9 +8,18 @@
 # WORKLOADS="spec ..." measures only those (e.g. a priority order; each must be a training one).
 # ONLY=REGEX measures only the expert sentences matching it (grep -E), e.g. after a change to one
 # kind's experts: ONLY='ConvNchwc .* group 1 ' (dense channel-blocked convolutions).
+# GREEDY=1 also measures the language model's most likely program of every task (beam 1, the
+# zero-shot ranker's other candidate: the ranker must see how it compares on this machine).
+# THREADS=N writes and measures for N threads (the hardware key's cores=N; default: every core),
+# CPUS=LIST pins every step (taskset), e.g. two one-thread lanes: THREADS=1 CPUS=0 ... & THREADS=1
+# CPUS=1 ... with other WORKLOADS.
 set -eu
 out=$1
 tlm=${2:-./build/tlm}
+threads=()
+[ -n "${THREADS:-}" ] && threads=(--threads "$THREADS")
+pin=()
+[ -n "${CPUS:-}" ] && pin=(taskset -c "$CPUS")
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 train=$("$tlm" zoo --list train)
@@ -35,12 +44,22 @@ n=$(echo $workloads | wc -w)
 i=0
 for w in $workloads; do
   i=$((i + 1))
-  "$tlm" generate "$w" --task all --expert -o "$tmp/s.txt" 2>/dev/null
+  "${pin[@]}" "$tlm" "${threads[@]}" generate "$w" --task all --expert -o "$tmp/s.txt" 2>/dev/null
+  : > "$tmp/g.txt"
+  [ -n "${GREEDY:-}" ] &&
+    "${pin[@]}" "$tlm" "${threads[@]}" generate "$w" --task all --beam 1 -n 1 -o "$tmp/g.txt" 2>/dev/null
   if [ -n "${ONLY:-}" ]; then
-    grep -E -- "$ONLY" "$tmp/s.txt" > "$tmp/only.txt" || true
-    mv "$tmp/only.txt" "$tmp/s.txt"
+    for f in s g; do
+      grep -E -- "$ONLY" "$tmp/$f.txt" > "$tmp/only.txt" || true
+      mv "$tmp/only.txt" "$tmp/$f.txt"
+    done
   fi
-  [ -s "$tmp/s.txt" ] || continue
-  echo "[$i/$n] $w: $(wc -l < "$tmp/s.txt") expert programs"
-  "$tlm" measure "$tmp/s.txt" --records "$out" --workload "$w" --strategy expert --quiet | tail -1
+  echo "[$i/$n] $w: $(wc -l < "$tmp/s.txt") expert programs, $(wc -l < "$tmp/g.txt") greedy"
+  for f in s g; do
+    [ -s "$tmp/$f.txt" ] || continue
+    strategy=expert
+    [ $f = g ] && strategy=tlm-greedy
+    "${pin[@]}" "$tlm" "${threads[@]}" measure "$tmp/$f.txt" --records "$out" --workload "$w" \
+      --strategy $strategy --quiet | tail -1
+  done
 done
