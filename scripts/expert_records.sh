@@ -12,7 +12,7 @@
 # zero-shot ranker's other candidate: the ranker must see how it compares on this machine).
 # THREADS=N writes and measures for N threads (the hardware key's cores=N; default: every core),
 # CPUS=LIST pins every step (taskset), e.g. two one-thread lanes: THREADS=1 CPUS=0 ... & THREADS=1
-# CPUS=1 ... with other WORKLOADS.
+# CPUS=1 ..., each with its own WORKLOADS and its own OUT (concatenate them afterwards).
 set -eu
 out=$1
 tlm=${2:-./build/tlm}
