@@ -10,6 +10,14 @@
 //   MaxPool / AveragePool (2-D) over a blocked value -> the same pool over the 5-D value with a
 //        window of 1 on the lane dim
 //
+//   1x1 Conv, stride 1, no padding, over a blocked input whose width is at most kFlatWidth
+//        -> ConvNchwc over the pixels flattened, [N, C/B, 1, H*W, B] (the same memory; a Reshape
+//        view, converted once per value like the layouts): MLAS's pointwise kernel walks the H*W
+//        pixels as one row, so a register block of 3 pixels wastes 2 of 51 on a 7x7 map instead
+//        of 14 of 63 (or 1 of 8 for 2), measured 1.15x faster on 7x7 maps at 2 threads on Zen 3
+//        (BENCHMARKS.md, "Pointwise convolutions over the flattened pixels"). Elementwise
+//        ops with a flattened input run flattened; every other consumer reads the value
+//        unflattened (a Reshape back, affine in the reader's index).
 // and copies every other node, reading plain values. A channel count C that is not a multiple of
 // B is padded to C' = B * ceil(C/B) when that wastes at most half of C (MobileNet-V2's 24
 // channels -> 32 for B = 16): the padded lanes hold zeros -- zero weights and bias, and only ops
@@ -20,6 +28,7 @@
 // [N, C', H, W] [+ Slice to C] (injective ops: the partitioner fuses them into their neighbours'
 // tasks). Graph outputs stay plain and keep their names, so the rewritten graph computes the same
 // function.
+#include <cstdlib>
 #include <limits>
 #include <map>
 
@@ -29,12 +38,23 @@
 namespace tlm {
 namespace {
 
+// Widest map whose pointwise convolutions run over the flattened pixels: the widths of 7 and 14
+// have no whole block of 3 pixels (and 7 none of 2); at 28 the gain measured nothing.
+// TLM_FLAT_PIXELS=0 turns the flattening off (for A/B runs, as TLM_WEIGHT_BLOCKS=0).
+constexpr int64_t kFlatWidth = 14;
+
+bool flat_pixels_enabled() {
+  const char* env = std::getenv("TLM_FLAT_PIXELS");
+  return env == nullptr || std::string(env) != "0";
+}
+
 class Blocker {
  public:
   Blocker(const Graph& g, int64_t block) : g_(g), B_(block) {
     out_.name = g.name;
     plain_.assign(g.values.size(), kNoValue);
     blocked_.assign(g.values.size(), kNoValue);
+    flat_.assign(g.values.size(), kNoValue);
   }
 
   Graph run() {
@@ -43,8 +63,8 @@ class Blocker {
       plain_[v] = out_.add_input(val.name, val.dtype, val.shape);
     }
     for (const Node& n : g_.nodes) {
-      TLM_CHECK(n.outputs.size() == 1) << "block_channels: node " << n.name << " has "
-                                       << n.outputs.size() << " outputs";
+      TLM_CHECK(n.outputs.size() == 1)
+          << "block_channels: node " << n.name << " has " << n.outputs.size() << " outputs";
       if (!(n.op == Op::Conv && try_conv(n)) && !(is_pool(n) && try_pool(n)) &&
           !(op_pattern(n.op) == OpPattern::Elemwise && try_elemwise(n)))
         copy(n);
@@ -80,13 +100,14 @@ class Blocker {
       out_.values.push_back(val);  // shares the tensor
       return plain_[v] = (ValueId)out_.values.size() - 1;
     }
-    TLM_CHECK(blocked_[v] != kNoValue) << "block_channels: value " << val.name << " has no layout";
+    TLM_CHECK(blocked_[v] != kNoValue || flat_[v] != kNoValue)
+        << "block_channels: value " << val.name << " has no layout";
     const Shape& s = val.shape;
-    ValueId t = out_.add(Op::Transpose, {blocked_[v]}, {{"perm", std::vector<int64_t>{0, 1, 4, 2, 3}}},
-                         val.name + "/to_nchw_t");
+    ValueId t = out_.add(Op::Transpose, {blocked(v)},
+                         {{"perm", std::vector<int64_t>{0, 1, 4, 2, 3}}}, val.name + "/to_nchw_t");
     const int64_t cp = padded(s[1]);
-    plain_[v] = out_.add(Op::Reshape, {t}, {{"shape", Shape{s[0], cp, s[2], s[3]}}},
-                         val.name + "/to_nchw");
+    plain_[v] =
+        out_.add(Op::Reshape, {t}, {{"shape", Shape{s[0], cp, s[2], s[3]}}}, val.name + "/to_nchw");
     if (cp != s[1])
       plain_[v] = out_.add(Op::Slice, {plain_[v]},
                            {{"starts", std::vector<int64_t>{0, 0, 0, 0}},
@@ -102,6 +123,10 @@ class Blocker {
     if (blocked_[v] != kNoValue) return blocked_[v];
     const Shape& s = shape(v);
     const int64_t cp = padded(s[1]);
+    if (flat_[v] != kNoValue)
+      return blocked_[v] = out_.add(Op::Reshape, {flat_[v]},
+                                    {{"shape", Shape{s[0], cp / B_, s[2], s[3], B_}}},
+                                    g_.value(v).name + "/unflat");
     ValueId x = pad_zeros(plain(v), 1, cp, g_.value(v).name + "/to_nchwc");
     ValueId r = out_.add(Op::Reshape, {x}, {{"shape", Shape{s[0], cp / B_, B_, s[2], s[3]}}},
                          g_.value(v).name + "/to_nchwc_r");
@@ -110,6 +135,26 @@ class Blocker {
     return blocked_[v];
   }
 
+  // The blocked value with its pixels flattened, [N, C'/B, 1, H*W, B]: the same memory.
+  ValueId flat(ValueId v) {
+    if (flat_[v] != kNoValue) return flat_[v];
+    const Shape& s = shape(v);
+    return flat_[v] = out_.add(Op::Reshape, {blocked(v)},
+                               {{"shape", Shape{s[0], padded(s[1]) / B_, 1, s[2] * s[3], B_}}},
+                               g_.value(v).name + "/flat");
+  }
+
+  // Whether the Conv n runs over the flattened pixels (kFlatWidth).
+  bool flattens(const Node& n, const Shape& xs, const Shape& ws) const {
+    auto all = [&](const char* key, int64_t want) {
+      if (!n.has(key)) return true;
+      for (int64_t v : n.ints(key))
+        if (v != want) return false;
+      return true;
+    };
+    return flat_ok_ && n.i("group", 1) == 1 && ws[2] == 1 && ws[3] == 1 && all("strides", 1) &&
+           all("pads", 0) && all("dilations", 1) && xs[2] > 1 && xs[3] <= kFlatWidth;
+  }
 
   // Copies n reading plain inputs; its output is plain.
   void copy(const Node& n) {
@@ -118,11 +163,12 @@ class Blocker {
     emit(n, n.op, ins, n.attrs, false);
   }
 
-  void emit(const Node& n, Op op, const std::vector<ValueId>& ins, const Attrs& attrs, bool blocked) {
+  void emit(const Node& n, Op op, const std::vector<ValueId>& ins, const Attrs& attrs, bool blocked,
+            bool flat = false) {
     ValueId o = n.outputs[0];
     ValueId id = out_.add(op, ins, attrs, blocked ? n.name + "/nchwc" : n.name);
     out_.value(id).name = blocked ? g_.value(o).name + "/nchwc" : g_.value(o).name;
-    (blocked ? blocked_ : plain_)[o] = id;
+    (flat ? flat_ : blocked ? blocked_ : plain_)[o] = id;
   }
 
   bool try_conv(const Node& n) {
@@ -139,9 +185,11 @@ class Blocker {
     if (depthwise && !(group == ci && co == ci && ws[1] == 1)) return false;
     // The input: blocked when it is already, or when it needs no padding (a conversion of the
     // producer's output), else read plain -- except depthwise, which reads it blocked.
-    ValueId xin = blocked_[x];
-    if (xin == kNoValue) xin = ci % B_ == 0 || depthwise ? blocked(x) : plain(x);
-    const bool x_blocked = shape_of(xin).size() == 5;
+    // A 1x1 convolution of a narrow map reads it with the pixels flattened (kFlatWidth).
+    const bool x_blocked =
+        blocked_[x] != kNoValue || flat_[x] != kNoValue || ci % B_ == 0 || depthwise;
+    const bool flat_conv = x_blocked && !depthwise && flattens(n, xs, ws);
+    const ValueId xin = !x_blocked ? plain(x) : flat_conv ? flat(x) : blocked(x);
     const int64_t cop = padded(co), cg = depthwise ? 1 : x_blocked ? padded(ci) : ci;
     // W [Co, Cg, kh, kw] -> zero-padded to [Co', Cg', kh, kw] -> [Co'/B, Cg', kh, kw, B], or
     // over a blocked input [Co'/B, Cg'/B, kh, kw, B_in, B_out] (MLAS's OIhw16i16o order: the
@@ -151,8 +199,8 @@ class Blocker {
     const bool w_blocked = x_blocked && !depthwise;
     const Shape wr_shape = w_blocked ? Shape{cop / B_, B_, cg / B_, B_, ws[2], ws[3]}
                                      : Shape{cop / B_, B_, cg, ws[2], ws[3]};
-    const std::vector<int64_t> perm = w_blocked ? std::vector<int64_t>{0, 2, 4, 5, 3, 1}
-                                                : std::vector<int64_t>{0, 2, 3, 4, 1};
+    const std::vector<int64_t> perm =
+        w_blocked ? std::vector<int64_t>{0, 2, 4, 5, 3, 1} : std::vector<int64_t>{0, 2, 3, 4, 1};
     ValueId wr = out_.add(Op::Reshape, {wp}, {{"shape", wr_shape}}, base + "/nchwc_r");
     ValueId wb = out_.add(Op::Transpose, {wr}, {{"perm", perm}}, base + "/nchwc");
     std::vector<ValueId> ins = {xin, wb};
@@ -165,7 +213,7 @@ class Blocker {
     for (const char* k : {"strides", "dilations", "pads", "group"})
       if (n.has(k)) a[k] = n.attrs.at(k);
     if (depthwise) a["group"] = cop;
-    emit(n, Op::ConvNchwc, ins, a, true);
+    emit(n, Op::ConvNchwc, ins, a, true, flat_conv);
     return true;
   }
 
@@ -173,21 +221,24 @@ class Blocker {
 
   bool try_pool(const Node& n) {
     ValueId x = n.inputs.at(0);
-    if (blocked_[x] == kNoValue || shape(x).size() != 4) return false;
+    if ((blocked_[x] == kNoValue && flat_[x] == kNoValue) || shape(x).size() != 4) return false;
     Attrs a = n.attrs;
     auto widen = [&](const char* key, int64_t lane, bool pads) {
       if (!n.has(key)) return;
       std::vector<int64_t> v = n.ints(key);
-      if (pads && v.size() == 4) v = {v[0], v[1], 0, v[2], v[3], 0};
-      else if (!pads && v.size() == 2) v.push_back(lane);
-      else return;
+      if (pads && v.size() == 4)
+        v = {v[0], v[1], 0, v[2], v[3], 0};
+      else if (!pads && v.size() == 2)
+        v.push_back(lane);
+      else
+        return;
       a[key] = v;
     };
     widen("kernel_shape", 1, false);
     widen("strides", 1, false);
     widen("dilations", 1, false);
     widen("pads", 0, true);
-    emit(n, n.op, {blocked_[x]}, a, true);
+    emit(n, n.op, {blocked(x)}, a, true);
     return true;
   }
 
@@ -195,8 +246,16 @@ class Blocker {
   // padded values, with blocked inputs only (x + 3 would fill the padding with 3s).
   static bool keeps_zeros(const Node& n) {
     switch (n.op) {
-      case Op::Relu: case Op::Add: case Op::Sub: case Op::Mul: case Op::Max: case Op::Min:
-      case Op::Neg: case Op::Abs: case Op::LeakyRelu: case Op::HardSwish:
+      case Op::Relu:
+      case Op::Add:
+      case Op::Sub:
+      case Op::Mul:
+      case Op::Max:
+      case Op::Min:
+      case Op::Neg:
+      case Op::Abs:
+      case Op::LeakyRelu:
+      case Op::HardSwish:
         return true;
       case Op::Clip:
         return n.f("min", -std::numeric_limits<float>::infinity()) <= 0.f &&
@@ -212,7 +271,9 @@ class Blocker {
       return false;
     const bool pads = os[1] % B_ != 0;
     if (pads && !keeps_zeros(n)) return false;
-    bool any = false;
+    bool any = false, flat_in = false;
+    for (ValueId in : n.inputs)
+      if (in != kNoValue && flat_[in] != kNoValue && blocked_[in] == kNoValue) flat_in = true;
     std::vector<ValueId> ins;
     for (ValueId in : n.inputs) {
       if (in == kNoValue) {
@@ -222,22 +283,25 @@ class Blocker {
       const Value& val = g_.value(in);
       if (val.is_constant() && numel(val.shape) == 1 && !pads) {
         ins.push_back(plain(in));  // broadcasts against any rank
-      } else if (val.shape == os && blocked_[in] != kNoValue) {
-        ins.push_back(blocked_[in]);
+      } else if (val.shape == os && (blocked_[in] != kNoValue || flat_[in] != kNoValue)) {
+        // With a flattened input, all flattened (a blocked one viewed so); else all blocked.
+        ins.push_back(flat_in ? flat(in) : blocked_[in]);
         any = true;
       } else {
         return false;
       }
     }
     if (!any) return false;
-    emit(n, n.op, ins, n.attrs, true);
+    emit(n, n.op, ins, n.attrs, true, flat_in);
     return true;
   }
 
   const Graph& g_;
   const int64_t B_;
   Graph out_;
-  std::vector<ValueId> plain_, blocked_;  // by old ValueId: the value in each layout, or none
+  // By old ValueId: the value in each layout (flat_: blocked with the pixels flattened), or none.
+  std::vector<ValueId> plain_, blocked_, flat_;
+  const bool flat_ok_ = flat_pixels_enabled();
 };
 
 }  // namespace

@@ -119,5 +119,58 @@ TEST(BlockChannels, ConvsItCannotBlockStayAsTheyAre) {
   EXPECT_EQ(b.nodes.size(), g.nodes.size());
 }
 
+// A bottleneck on a 7x7 map (ResNet-50's last stage, small): 1x1 conv + relu, 3x3 conv + relu,
+// 1x1 conv + the residual + relu, and one more 1x1 conv on a 28-wide map.
+Graph bottleneck() {
+  Graph g;
+  ValueId x = g.add_input("x", DType::F32, {1, 16, 7, 7});
+  ValueId a = g.add(Op::Relu, {conv(g, x, 8, 16, 1, 1, 1, 60)});
+  ValueId b = g.add(Op::Relu, {conv(g, a, 8, 8, 3, 1, 1, 70)});
+  ValueId c = g.add(Op::Relu, {g.add(Op::Add, {conv(g, b, 16, 8, 1, 1, 1, 80), x})});
+  g.mark_output(c);
+  ValueId y = g.add_input("y", DType::F32, {1, 8, 28, 28});
+  g.mark_output(conv(g, y, 8, 8, 1, 1, 1, 90));
+  return g;
+}
+
+// Pointwise convolutions of narrow maps (width <= 14) read and write the pixels flattened,
+// [N, C/B, 1, H*W, B], and so do the elementwise ops after them; the 3x3 conv reads its input
+// unflattened; a 28-wide map stays 2-D; TLM_FLAT_PIXELS=0 turns it off. Same function either way.
+TEST(BlockChannels, PointwiseConvsOfNarrowMapsRunOverTheFlattenedPixels) {
+  for (bool on : {true, false}) {
+    SCOPED_TRACE(on ? "flattened" : "TLM_FLAT_PIXELS=0");
+    if (!on) setenv("TLM_FLAT_PIXELS", "0", 1);
+    Graph g = bottleneck();
+    Graph b = g;
+    block_channels(b, 8);
+    unsetenv("TLM_FLAT_PIXELS");
+    std::vector<Tensor> in = {random_tensor(DType::F32, {1, 16, 7, 7}, 6),
+                              random_tensor(DType::F32, {1, 8, 28, 28}, 7)};
+    std::vector<Tensor> want = interpret(g, in), got = interpret(b, in);
+    ASSERT_EQ(want.size(), got.size());
+    for (size_t k = 0; k < want.size(); k++) {
+      ASSERT_EQ(got[k].shape(), want[k].shape());
+      EXPECT_LE(max_rel_violation(got[k], want[k], 1e-5, 1e-5), 1.0) << "output " << k;
+    }
+    int flat_convs = 0, flat_elemwise = 0, convs = 0;
+    for (const Node& n : b.nodes) {
+      const Shape& in0 = b.value(n.inputs[0]).shape;
+      const bool flat = in0.size() == 5 && in0[2] == 1 && in0[3] == 49;
+      if (n.op == Op::ConvNchwc) {
+        convs++;
+        flat_convs += flat;
+        const Shape& ws = b.value(n.inputs[1]).shape;
+        if (ws[2] == 3) EXPECT_EQ(in0, (Shape{1, 1, 7, 7, 8}));  // the 3x3 reads 2-D
+        if (in0[3] == 28) EXPECT_EQ(in0, (Shape{1, 1, 28, 28, 8}));
+        if (flat) EXPECT_EQ(b.value(n.outputs[0]).shape[3], 49);
+      }
+      if (n.op == Op::Relu || n.op == Op::Add) flat_elemwise += flat;
+    }
+    EXPECT_EQ(convs, 4);
+    EXPECT_EQ(flat_convs, on ? 2 : 0);
+    EXPECT_EQ(flat_elemwise, on ? 3 : 0);  // relu after the first, add and relu after the last
+  }
+}
+
 }  // namespace
 }  // namespace tlm
