@@ -50,7 +50,8 @@ bool flat_pixels_enabled() {
 
 class Blocker {
  public:
-  Blocker(const Graph& g, int64_t block) : g_(g), B_(block) {
+  Blocker(const Graph& g, int64_t block, bool flat_pixels)
+      : g_(g), B_(block), flat_ok_(flat_pixels && flat_pixels_enabled()) {
     out_.name = g.name;
     plain_.assign(g.values.size(), kNoValue);
     blocked_.assign(g.values.size(), kNoValue);
@@ -298,10 +299,10 @@ class Blocker {
 
   const Graph& g_;
   const int64_t B_;
+  const bool flat_ok_;
   Graph out_;
   // By old ValueId: the value in each layout (flat_: blocked with the pixels flattened), or none.
   std::vector<ValueId> plain_, blocked_, flat_;
-  const bool flat_ok_ = flat_pixels_enabled();
 };
 
 }  // namespace
@@ -320,9 +321,9 @@ int layout_block(const std::string& layout, int lanes) {
   return 0;
 }
 
-void block_channels(Graph& g, int block) {
+void block_channels(Graph& g, int block, bool flat_pixels) {
   TLM_CHECK(block >= 2) << "block_channels: block " << block;
-  g = Blocker(g, block).run();
+  g = Blocker(g, block, flat_pixels).run();
 }
 
 }  // namespace tlm

@@ -20,8 +20,9 @@ void fold_constants(Graph& g);
 // channels are a multiple of `block` become ConvNchwc over [N, C/block, H, W, block] values, and
 // the elementwise ops and pools between them follow; values are converted between the layouts
 // (Reshape + Transpose) only where a consumer needs the other one. Graph outputs stay NCHW, with
-// their names: the graph computes the same function.
-void block_channels(Graph& g, int block);
+// their names: the graph computes the same function. 1x1 convolutions of narrow maps run over
+// the flattened pixels unless `flat_pixels` is false or TLM_FLAT_PIXELS=0.
+void block_channels(Graph& g, int block, bool flat_pixels = true);
 
 // The block of a layout name: "nchw" -> 0 (none), "nchwc" -> `lanes` (the machine's vector lanes),
 // "nchw<B>c" -> B (2 <= B <= 99). UserError naming the text otherwise.

@@ -152,25 +152,26 @@ std::vector<std::string> expand_workloads(const std::vector<std::string>& names)
   return out;
 }
 
-std::vector<Subgraph> workload_tasks(const std::string& spec) {
+std::vector<Subgraph> workload_tasks(const std::string& spec, bool flat_pixels) {
   // Building a model draws all its random weights (seconds for BERT-large) only to throw them
   // away, so each spec is extracted once per process (the tasks themselves are small), and deep
   // transformer stacks are cut to kExtractLayers.
   static std::mutex mu;
   static std::map<std::string, std::vector<Subgraph>> cache;
-  const std::string key = canonical_workload(spec);
+  const std::string canon = canonical_workload(spec);
+  const std::string key = flat_pixels ? canon : canon + "#2d";
   {
     std::lock_guard<std::mutex> lock(mu);
     auto it = cache.find(key);
     if (it != cache.end()) return it->second;
   }
-  const int block = workload_block(key);
+  const int block = workload_block(canon);
   ZooSpec z = parse_zoo_spec(split_layout(spec).first);
   auto layers = z.params.find("layers");
   if (layers != z.params.end()) layers->second = std::min(layers->second, kExtractLayers);
   Graph g = build_zoo_model(spec_text(z), 0);
   prepare_graph(g);
-  if (block > 0) block_channels(g, block);
+  if (block > 0) block_channels(g, block, flat_pixels);
   Partition p = partition_graph(g);
   std::vector<Subgraph> out;
   for (Task& t : p.tasks) out.push_back(std::move(t.sub));

@@ -42,7 +42,9 @@ bool workload_fits(const std::string& spec, int lanes);
 std::vector<std::string> expand_workloads(const std::vector<std::string>& names);
 
 // The unique tasks of one zoo workload (weights seeded with 0: they never enter a task).
-// Memoized per process (thread-safe): a spec's model is built once.
-std::vector<Subgraph> workload_tasks(const std::string& spec);
+// Memoized per process (thread-safe): a spec's model is built once. flat_pixels = false: as
+// before the layout pass flattened narrow pointwise convolutions (graph/passes.h), for the
+// held-out rule, which leaves out the tasks of both forms.
+std::vector<Subgraph> workload_tasks(const std::string& spec, bool flat_pixels = true);
 
 }  // namespace tlm

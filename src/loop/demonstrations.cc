@@ -118,8 +118,11 @@ std::vector<MeasureRecord> load_record_files(const std::vector<std::string>& pat
 
 std::set<std::string> heldout_task_keys() {
   std::set<std::string> keys;
+  // Both forms of a held-out model's narrow pointwise convolutions (flattened or not: records
+  // of either may exist), graph/passes.h.
   for (const std::string& spec : heldout_workloads())
-    for (const Subgraph& sub : workload_tasks(spec)) keys.insert(sub.key);
+    for (bool flat : {true, false})
+      for (const Subgraph& sub : workload_tasks(spec, flat)) keys.insert(sub.key);
   return keys;
 }
 

@@ -7,6 +7,7 @@
 
 #include <set>
 
+#include "language/workloads.h"
 #include "loop/demonstrations.h"
 #include "support/error.h"
 
@@ -64,6 +65,21 @@ TEST(TaskSet, HeldOutTasksNeverEnter) {
   EXPECT_NE(user_error_of([&] { choose_training_tasks(o); }).find("held out"), std::string::npos);
   o.workloads = {"heldout"};
   EXPECT_NE(user_error_of([&] { choose_training_tasks(o); }).find("held out"), std::string::npos);
+}
+
+// A held-out CNN's narrow pointwise convolutions are held out in both forms: over the flattened
+// pixels (the layout pass today) and 2-D (records written before it).
+TEST(TaskSet, HeldOutKeysCoverFlattenedAndTwoDimensionalTasks) {
+  const std::set<std::string> held = heldout_task_keys();
+  std::set<std::string> flat, two_d;
+  for (const Subgraph& s : workload_tasks("resnet50:image=224@nchw8c", true)) flat.insert(s.key);
+  for (const Subgraph& s : workload_tasks("resnet50:image=224@nchw8c", false)) two_d.insert(s.key);
+  EXPECT_NE(flat, two_d);
+  int only_2d = 0;
+  for (const std::string& k : two_d) only_2d += !flat.count(k);
+  EXPECT_GE(only_2d, 4);  // the 1x1 convolutions on the 14x14 and 7x7 maps
+  for (const std::set<std::string>* keys : {&flat, &two_d})
+    for (const std::string& k : *keys) EXPECT_TRUE(held.count(k)) << k;
 }
 
 TEST(TaskSet, OneInEveryKb) {
