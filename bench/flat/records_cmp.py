@@ -58,5 +58,11 @@ if not rows:
 geo = math.exp(sum(math.log(x[0]) for x in rows) / len(rows))
 print(f"{len(rows)} pointwise convolutions measured in both forms ({hw}): 2-D / flattened geomean "
       f"{geo:.3f}, flattened faster in {sum(1 for x in rows if x[0] > 1)}")
+by_pixels = collections.defaultdict(list)
+for ratio, key, _ in rows:
+    by_pixels[int(re.search(r"pixels (\d+)", key).group(1))].append(ratio)
+for p, rs in sorted(by_pixels.items()):
+    g = math.exp(sum(math.log(x) for x in rs) / len(rs))
+    print(f"  {p} pixels: {len(rs)} convolutions, 2-D / flattened geomean {g:.3f}")
 for ratio, key, d in rows:
     print(f"  {ratio:.2f}  {d['2d'] * 1e3:.3f} -> {d['flat'] * 1e3:.3f} ms  {key}")
