@@ -92,6 +92,9 @@ class Blocker {
     return out_.add(Op::Concat, {t, z}, {{"axis", int64_t(axis)}}, name + "/padded");
   }
 
+  // Whether v exists blocked, 2-D or with its pixels flattened.
+  bool has_blocked(ValueId v) const { return blocked_[v] != kNoValue || flat_[v] != kNoValue; }
+
   // The value in the plain layout, converting (once) a value that so far exists only blocked.
   ValueId plain(ValueId v) {
     if (v == kNoValue) return kNoValue;
@@ -101,8 +104,7 @@ class Blocker {
       out_.values.push_back(val);  // shares the tensor
       return plain_[v] = (ValueId)out_.values.size() - 1;
     }
-    TLM_CHECK(blocked_[v] != kNoValue || flat_[v] != kNoValue)
-        << "block_channels: value " << val.name << " has no layout";
+    TLM_CHECK(has_blocked(v)) << "block_channels: value " << val.name << " has no layout";
     const Shape& s = val.shape;
     ValueId t = out_.add(Op::Transpose, {blocked(v)},
                          {{"perm", std::vector<int64_t>{0, 1, 4, 2, 3}}}, val.name + "/to_nchw_t");
@@ -187,8 +189,7 @@ class Blocker {
     // The input: blocked when it is already, or when it needs no padding (a conversion of the
     // producer's output), else read plain -- except depthwise, which reads it blocked.
     // A 1x1 convolution of a narrow map reads it with the pixels flattened (kFlatWidth).
-    const bool x_blocked =
-        blocked_[x] != kNoValue || flat_[x] != kNoValue || ci % B_ == 0 || depthwise;
+    const bool x_blocked = has_blocked(x) || ci % B_ == 0 || depthwise;
     const bool flat_conv = x_blocked && !depthwise && flattens(n, xs, ws);
     const ValueId xin = !x_blocked ? plain(x) : flat_conv ? flat(x) : blocked(x);
     const int64_t cop = padded(co), cg = depthwise ? 1 : x_blocked ? padded(ci) : ci;
@@ -222,7 +223,7 @@ class Blocker {
 
   bool try_pool(const Node& n) {
     ValueId x = n.inputs.at(0);
-    if ((blocked_[x] == kNoValue && flat_[x] == kNoValue) || shape(x).size() != 4) return false;
+    if (!has_blocked(x) || shape(x).size() != 4) return false;
     Attrs a = n.attrs;
     auto widen = [&](const char* key, int64_t lane, bool pads) {
       if (!n.has(key)) return;
@@ -284,7 +285,7 @@ class Blocker {
       const Value& val = g_.value(in);
       if (val.is_constant() && numel(val.shape) == 1 && !pads) {
         ins.push_back(plain(in));  // broadcasts against any rank
-      } else if (val.shape == os && (blocked_[in] != kNoValue || flat_[in] != kNoValue)) {
+      } else if (val.shape == os && has_blocked(in)) {
         // With a flattened input, all flattened (a blocked one viewed so); else all blocked.
         ins.push_back(flat_in ? flat(in) : blocked_[in]);
         any = true;

@@ -159,13 +159,14 @@ std::vector<Subgraph> workload_tasks(const std::string& spec, bool flat_pixels) 
   static std::mutex mu;
   static std::map<std::string, std::vector<Subgraph>> cache;
   const std::string canon = canonical_workload(spec);
-  const std::string key = flat_pixels ? canon : canon + "#2d";
+  const int block = workload_block(canon);
+  // Without blocked channels nothing is flattened: both forms are one entry.
+  const std::string key = flat_pixels || block == 0 ? canon : canon + "#2d";
   {
     std::lock_guard<std::mutex> lock(mu);
     auto it = cache.find(key);
     if (it != cache.end()) return it->second;
   }
-  const int block = workload_block(canon);
   ZooSpec z = parse_zoo_spec(split_layout(spec).first);
   auto layers = z.params.find("layers");
   if (layers != z.params.end()) layers->second = std::min(layers->second, kExtractLayers);
