@@ -44,10 +44,10 @@ n=$(echo $workloads | wc -w)
 i=0
 for w in $workloads; do
   i=$((i + 1))
-  "${pin[@]}" "$tlm" "${threads[@]}" generate "$w" --task all --expert -o "$tmp/s.txt" 2>/dev/null
+  "${pin[@]}" "$tlm" "${threads[@]}" generate "$w" --layout nchw --task all --expert -o "$tmp/s.txt" 2>/dev/null
   : > "$tmp/g.txt"
   [ -n "${GREEDY:-}" ] &&
-    "${pin[@]}" "$tlm" "${threads[@]}" generate "$w" --task all --beam 1 -n 1 -o "$tmp/g.txt" 2>/dev/null
+    "${pin[@]}" "$tlm" "${threads[@]}" generate "$w" --layout nchw --task all --beam 1 -n 1 -o "$tmp/g.txt" 2>/dev/null
   if [ -n "${ONLY:-}" ]; then
     for f in s g; do
       grep -E -- "$ONLY" "$tmp/$f.txt" > "$tmp/only.txt" || true

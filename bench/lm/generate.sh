@@ -16,7 +16,7 @@ for b in $batches; do
   total_v=0
   while read -r label spec task; do
     [[ -z "$label" || "$label" == \#* ]] && continue
-    line=$(./build/tlm generate "$spec" --task "$task" -n "$n" --batch "$b" --model "$ckpt" \
+    line=$(./build/tlm generate "$spec" --task "$task" -n "$n" --batch "$b" --model "$ckpt" --layout nchw \
       -o /dev/null 2>&1 | grep '^generate:')
     p=$(sed -E 's/.*: ([0-9]+) programs \(([0-9]+) valid\).* in ([0-9.]+) s.*/\1 \2 \3/' <<<"$line")
     read -r progs valid secs <<<"$p"

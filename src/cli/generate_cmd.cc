@@ -19,7 +19,7 @@ namespace {
 
 struct GenerateCliOptions {
   std::string model;
-  std::string layout = "nchw";  // --layout: the workload as named (the lists spell @nchw16c)
+  std::string layout = "auto";  // --layout: as `tlm extract` numbers the tasks (a suffix kept)
   std::vector<std::string> dims;
   uint64_t seed = 0;
   std::string task;  // an id, or "all"

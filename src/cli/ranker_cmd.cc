@@ -117,6 +117,9 @@ int run_train(const RankerCliOptions& o) {
 int run_eval(const RankerCliOptions& o) {
   Ranker r = Ranker::load(o.ranker.empty() ? default_ranker_path() : o.ranker);
   RankerData d = load_data(o.records, false);
+  TLM_USER_CHECK(!d.groups.empty())
+      << "ranker eval: no measured program of ours in " << o.records.size()
+      << " records file(s): nothing to evaluate";
   const RankerEval e = evaluate_ranker(&r, all_of(d));
   print_eval("eval", e, true);
   if (o.worst > 0) {

@@ -268,9 +268,9 @@ TEST(CliRun, ChannelBlockedLayoutVerifies) {
                "names layout nchw8c but --layout says nchw16c");
 }
 
-// The commands that deploy a model block its channels unless told otherwise (--layout auto);
-// `generate` writes a workload as named (the lists spell the blocked ones with a suffix).
-TEST(CliRun, DefaultLayoutIsBlockedExceptForGenerate) {
+// The commands that deploy a model block its channels unless told otherwise (--layout auto), and
+// `generate` numbers the tasks as `extract` lists them.
+TEST(CliRun, DefaultLayoutIsBlocked) {
   for (const char* cmd : {"extract resnet18:image=32", "extract resnet18:image=32 --layout auto"}) {
     Result r = run_tlm(cmd);
     EXPECT_EQ(r.code, 0) << r.output;
@@ -282,7 +282,10 @@ TEST(CliRun, DefaultLayoutIsBlockedExceptForGenerate) {
   EXPECT_NE(plain.output.find("conv2d"), std::string::npos) << plain.output;
   Result gen = run_tlm("generate resnet18:image=32 --task 0 --expert");
   EXPECT_EQ(gen.code, 0) << gen.output;
-  EXPECT_EQ(gen.output.find("ConvNchwc"), std::string::npos) << gen.output;
+  EXPECT_NE(gen.output.find("ConvNchwc"), std::string::npos) << gen.output;
+  Result gen_plain = run_tlm("generate resnet18:image=32 --task 0 --expert --layout nchw");
+  EXPECT_EQ(gen_plain.code, 0) << gen_plain.output;
+  EXPECT_EQ(gen_plain.output.find("ConvNchwc"), std::string::npos) << gen_plain.output;
   // A suffix spec keeps its own layout under auto.
   expect_output(run_tlm("extract resnet18:image=32@nchw8c --layout auto"), 0, {"[1,8,16,16,8]"});
 }

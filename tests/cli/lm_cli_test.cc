@@ -406,6 +406,11 @@ TEST(LmCli, RankerBadInputIsOneMessage) {
   r = run_tlm("ranker eval --ranker " + empty + " --records " + empty);
   EXPECT_EQ(r.code, 1) << r.output;
   EXPECT_NE(r.output.find("ranker " + empty), std::string::npos) << r.output;
+  // The shipped ranker on records holding no program of ours: nothing to evaluate, not a table
+  // of zeros.
+  r = run_tlm("ranker eval --records " + empty);
+  EXPECT_EQ(r.code, 1) << r.output;
+  EXPECT_NE(r.output.find("nothing to evaluate"), std::string::npos) << r.output;
   r = run_tlm("run bert-tiny:seq=16 --repeat 1 --schedules tlm@ranker --ranker " + empty);
   EXPECT_EQ(r.code, 1) << r.output;
   EXPECT_NE(r.output.find("ranker " + empty), std::string::npos) << r.output;
