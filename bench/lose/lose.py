@@ -60,7 +60,7 @@ def fnv1a(s):
 # --- ORT profile --------------------------------------------------------------------------------
 
 
-def profile_ort(model, onnx_path, threads, warmup, runs, out_dir):
+def profile_ort(model, onnx_path, threads, warmup, runs, out_dir, tag=""):
     import numpy as np
     import onnxruntime as ort
 
@@ -118,7 +118,7 @@ def profile_ort(model, onnx_path, threads, warmup, runs, out_dir):
         "model_run_min_ms": min(run_ms[warmup:]),
         "nodes": nodes, "graph": graph,
     }
-    path = os.path.join(out_dir, f"{model}.{threads}t.json")
+    path = os.path.join(out_dir, f"{model}.{threads}t{'.' + tag if tag else ''}.json")
     with open(path, "w") as f:
         json.dump(result, f)
     kernels = sum(n["median_ms"] for n in nodes.values())
@@ -252,18 +252,66 @@ class Original:
         return seen
 
 
+def latest(stem, ext):
+    """STEM.EXT (the ort / inmodel steps), else the last round of the pairs step (STEM.rR.EXT)."""
+    rounds = sorted(glob.glob(f"{stem}.r*{ext}"), key=lambda p: int(re.search(r"\.r(\d+)\.", p).group(1)))
+    return stem + ext if os.path.exists(stem + ext) or not rounds else rounds[-1]
+
+
 def model_rows(model, threads, peak, out):
     task_map = json.load(open(os.path.join(out, "maps", f"{model}.json")))
     orig = Original(os.path.join(out, "..", "e2e", "onnx", f"{model}.onnx"), task_map)
-    prof = json.load(open(os.path.join(out, "ort", f"{model}.{threads}t.json")))
+    prof = json.load(open(latest(os.path.join(out, "ort", f"{model}.{threads}t"), ".json")))
     records = os.path.join(out, "records", f"{model}.{threads}t.jsonl")
     best = {k: ranked[0] for k, ranked in best_per_task(records, threads).items()}
     final = os.path.join(out, "final", f"{model}.{threads}t.jsonl")
     if os.path.exists(final):  # the same programs timed again next to ORT's profile
         best.update(best_final(final, threads))
-    graph = {n["name"]: n for n in prof["graph"]}
-    inmodel, tlm_run_ms = read_inmodel(os.path.join(out, "inmodel", f"{model}.{threads}t.csv"))
+    inmodel, tlm_run_ms = read_inmodel(latest(os.path.join(out, "inmodel", f"{model}.{threads}t"),
+                                              ".csv"))
+    ort_ms, ort_ops, spans, extra = ort_by_task(prof, orig)
+    pairs = paired_rounds(model, threads, out, orig)
 
+    rows = []
+    for t in task_map["tasks"]:
+        b = best.get(t["key_fnv1a"])
+        tlm_s = b[0] if b else None
+        gflop = t["flops"] * 1e-9
+        row = {
+            "model": model, "task": t["id"], "kind": t["kind"], "weight": t["weight"],
+            "gflop": gflop * t["weight"],
+            "tlm_ms": tlm_s * 1e3 * t["weight"] if b else None,
+            "tlm_gflops": gflop / tlm_s if b and gflop else None,
+            "tlm_inmodel_ms": inmodel.get(t["id"]),
+            "ort_ms": ort_ms.get(t["id"], 0.0),
+            "ort_ops": " ".join(f"{op}x{c}" for op, c in sorted(ort_ops[t["id"]].items())),
+            "ort_spans": " ".join(str(s) for s in sorted(spans[t["id"]])),
+            "remeasured": b[2] if b else False,
+            "sentence": b[1] if b else "",
+        }
+        row.update(pairs["tasks"].get(t["id"], {}))
+        row["ort_gflops"] = row["gflop"] / (row["ort_ms"] * 1e-3) if row["ort_ms"] > 0 and gflop else None
+        rows.append(row)
+    for (what, op), ms in sorted(extra.items()):
+        rows.append({"model": model, "task": what, "kind": op, "weight": "", "gflop": 0.0,
+                     "tlm_ms": 0.0, "tlm_gflops": None, "tlm_inmodel_ms": None, "ort_ms": ms,
+                     "ort_gflops": None,
+                     "ort_ops": op, "ort_spans": "", "remeasured": "", "sentence": ""})
+    for r in rows:
+        r["tlm_pct_peak"] = 100 * r["tlm_gflops"] / peak if r["tlm_gflops"] else None
+        r["ort_pct_peak"] = 100 * r["ort_gflops"] / peak if r["ort_gflops"] else None
+        r["lost_ms"] = r["tlm_ms"] - r["ort_ms"] if r["tlm_ms"] is not None else None
+    totals = {"model": model, "ort_model_run_ms": prof["model_run_median_ms"],
+              "ort_kernels_ms": sum(n["median_ms"] for n in prof["nodes"].values()),
+              "onnxruntime": prof["onnxruntime"], "runs": prof["runs"], "tlm_run_ms": tlm_run_ms}
+    totals.update(pairs["model"])
+    return rows, totals
+
+
+def ort_by_task(prof, orig):
+    """ORT's profile mapped onto tlm's tasks: task id -> ms, task id -> ORT op counts, task id ->
+    the other tasks its fused nodes span, and the ORT-only / folded rows."""
+    graph = {n["name"]: n for n in prof["graph"]}
     ort_ms = collections.Counter()  # task id -> ms
     ort_ops = collections.defaultdict(collections.Counter)
     spans = collections.defaultdict(set)
@@ -283,39 +331,44 @@ def model_rows(model, threads, peak, out):
         for o in orig.span(anchor, node):
             if o in orig.instance and orig.instance[o][0] != task:
                 spans[task].add(orig.instance[o][0])
+    return ort_ms, ort_ops, spans, extra
 
-    rows = []
-    for t in task_map["tasks"]:
-        b = best.get(t["key_fnv1a"])
-        tlm_s = b[0] if b else None
-        gflop = t["flops"] * 1e-9
-        row = {
-            "model": model, "task": t["id"], "kind": t["kind"], "weight": t["weight"],
-            "gflop": gflop * t["weight"],
-            "tlm_ms": tlm_s * 1e3 * t["weight"] if b else None,
-            "tlm_gflops": gflop / tlm_s if b and gflop else None,
-            "tlm_inmodel_ms": inmodel.get(t["id"]),
-            "ort_ms": ort_ms.get(t["id"], 0.0),
-            "ort_ops": " ".join(f"{op}x{c}" for op, c in sorted(ort_ops[t["id"]].items())),
-            "ort_spans": " ".join(str(s) for s in sorted(spans[t["id"]])),
-            "remeasured": b[2] if b else False,
-            "sentence": b[1] if b else "",
-        }
-        row["ort_gflops"] = row["gflop"] / (row["ort_ms"] * 1e-3) if row["ort_ms"] > 0 and gflop else None
-        rows.append(row)
-    for (what, op), ms in sorted(extra.items()):
-        rows.append({"model": model, "task": what, "kind": op, "weight": "", "gflop": 0.0,
-                     "tlm_ms": 0.0, "tlm_gflops": None, "tlm_inmodel_ms": None, "ort_ms": ms,
-                     "ort_gflops": None,
-                     "ort_ops": op, "ort_spans": "", "remeasured": "", "sentence": ""})
-    for r in rows:
-        r["tlm_pct_peak"] = 100 * r["tlm_gflops"] / peak if r["tlm_gflops"] else None
-        r["ort_pct_peak"] = 100 * r["ort_gflops"] / peak if r["ort_gflops"] else None
-        r["lost_ms"] = r["tlm_ms"] - r["ort_ms"] if r["tlm_ms"] is not None else None
-    totals = {"model": model, "ort_model_run_ms": prof["model_run_median_ms"],
-              "ort_kernels_ms": sum(n["median_ms"] for n in prof["nodes"].values()),
-              "onnxruntime": prof["onnxruntime"], "runs": prof["runs"], "tlm_run_ms": tlm_run_ms}
-    return rows, totals
+
+def paired_rounds(model, threads, out, orig):
+    """run.sh's `pairs` step: R rounds, each an ORT profile (ort/MODEL.<N>t.rR.json) right
+    before one tlm run of the same programs (inmodel/MODEL.<N>t.rR.csv). This VM switches between
+    a fast and a slow mode every few minutes, so two columns measured minutes apart make no
+    difference; the two halves of a round are seconds apart. Per task: the medians over rounds
+    of tlm's in-model time, ORT's time on the same nodes, and of their difference in each round
+    (pair_lost_ms) with its lowest and highest round; per model: the median over rounds of tlm's
+    whole run / ORT's whole run. Rounds missing either half are skipped."""
+    rounds = []
+    for path in sorted(glob.glob(os.path.join(out, "ort", f"{model}.{threads}t.r*.json"))):
+        tag = re.search(r"\.(r\d+)\.json$", path).group(1)
+        csv_path = os.path.join(out, "inmodel", f"{model}.{threads}t.{tag}.csv")
+        if not os.path.exists(csv_path):
+            continue
+        prof = json.load(open(path))
+        tlm, tlm_run = read_inmodel(csv_path)
+        if not tlm or tlm_run is None:
+            continue
+        ort_ms = ort_by_task(prof, orig)[0]
+        rounds.append((tlm, tlm_run, ort_ms, prof["model_run_median_ms"]))
+    if not rounds:
+        return {"tasks": {}, "model": {}}
+    tasks = {}
+    for t in rounds[0][0]:
+        d = [r[0][t] - r[2].get(t, 0.0) for r in rounds if t in r[0]]
+        tasks[t] = {"pair_tlm_ms": statistics.median(r[0][t] for r in rounds if t in r[0]),
+                    "pair_ort_ms": statistics.median(r[2].get(t, 0.0) for r in rounds),
+                    "pair_lost_ms": statistics.median(d), "pair_lost_lo": min(d),
+                    "pair_lost_hi": max(d), "pair_rounds": len(d)}
+    ratios = [r[1] / r[3] for r in rounds]
+    return {"tasks": tasks, "model": {
+        "pair_rounds": len(rounds), "pair_run_ratio": statistics.median(ratios),
+        "pair_run_ratio_lo": min(ratios), "pair_run_ratio_hi": max(ratios),
+        "pair_tlm_run_ms": statistics.median(r[1] for r in rounds),
+        "pair_ort_run_ms": statistics.median(r[3] for r in rounds)}}
 
 
 def read_inmodel(path):
@@ -336,7 +389,8 @@ def read_inmodel(path):
 
 COLUMNS = ["model", "task", "kind", "weight", "gflop", "tlm_ms", "tlm_gflops", "tlm_pct_peak",
            "tlm_inmodel_ms", "ort_ms", "ort_gflops", "ort_pct_peak", "lost_ms", "ort_ops",
-           "ort_spans", "remeasured", "sentence"]
+           "ort_spans", "remeasured", "pair_tlm_ms", "pair_ort_ms", "pair_lost_ms",
+           "pair_lost_lo", "pair_lost_hi", "pair_rounds", "sentence"]
 
 
 def fmt(v, digits=3):
@@ -360,7 +414,7 @@ def write_table(threads, models, out):
         w = csv.writer(f)
         w.writerow(COLUMNS)
         for r in rows:
-            w.writerow([fmt(r[c], 4) for c in COLUMNS])
+            w.writerow([fmt(r.get(c), 4) for c in COLUMNS])
         # Totals over the rows both sides have (a task without a valid tlm program is left out).
         both = [r for r in rows if r["tlm_ms"] is not None]
         tlm = sum(r["tlm_ms"] for r in both)
@@ -368,7 +422,7 @@ def write_table(threads, models, out):
         w.writerow(["total", f"{len(rows) - len(both)} rows without tlm left out", "", "",
                     fmt(sum(r["gflop"] for r in both), 4), fmt(tlm, 4), "", "",
                     fmt(sum(r["tlm_inmodel_ms"] or 0 for r in both), 4), fmt(ort, 4), "",
-                    "", fmt(tlm - ort, 4), "", "", "", ""])
+                    "", fmt(tlm - ort, 4), "", "", ""] + [""] * 6 + [""])
     with open(os.path.join(out, f"totals_{threads}t.json"), "w") as f:
         json.dump({"threads": threads, "peak_gflops": peak, "models": totals}, f, indent=1)
     print(f"{path}: {len(rows)} rows; tlm {tlm:.1f} ms, ORT {ort:.1f} ms over the tasks")
@@ -444,6 +498,7 @@ def markdown(out, top):
                          f"| {a / b if b else 0:.2f}x | {ratio} "
                          f"| {t['onnxruntime']}, median of {t['runs']} runs |\n")
         parts.append("\n")
+        parts.append(paired_markdown(rows, info, top))
     commands = os.path.join(out, "commands.txt")
     if os.path.exists(commands):
         seen = list(dict.fromkeys(l.rstrip() for l in open(commands) if l.strip()))
@@ -452,6 +507,37 @@ def markdown(out, top):
     with open(os.path.join(out, "lose.md"), "w") as f:
         f.write("".join(parts))
     print(os.path.join(out, "lose.md"))
+
+
+def paired_markdown(rows, info, top):
+    """The pairs step's table: in-model tlm vs ORT on the same nodes, in rounds seconds apart,
+    sorted by the median time lost per round; '' when the step has not run."""
+    paired = [r for r in rows if r.get("pair_rounds")]
+    if not paired:
+        return ""
+    paired.sort(key=lambda r: -float(r["pair_lost_ms"]))
+    out = ["Paired rounds (the `pairs` step: each round an ORT profile, then one tlm run of the "
+           "same programs, seconds apart; medians over the rounds, and the lowest and highest "
+           "round's difference; in-model times, both sides):\n\n"
+           "| # | model | task | kind | weight | tlm in-model ms | ORT ms | lost ms (median) "
+           "| lost ms (range) | rounds | ORT nodes |\n|---|---|---|---|---|---|---|---|---|---|---|\n"]
+    for i, r in enumerate(paired[:top]):
+        out.append(f"| {i + 1} | {r['model']} | {r['task']} | {r['kind']} | {r['weight']} "
+                   f"| {float(r['pair_tlm_ms']):.2f} | {float(r['pair_ort_ms']):.2f} "
+                   f"| {float(r['pair_lost_ms']):.2f} | {float(r['pair_lost_lo']):.2f} to "
+                   f"{float(r['pair_lost_hi']):.2f} | {r['pair_rounds']} | {r['ort_ops']} |\n")
+    tl = sum(float(r["pair_tlm_ms"]) for r in paired)
+    ol = sum(float(r["pair_ort_ms"]) for r in paired)
+    out.append(f"| | **total** ({len(paired)} tasks) | | | | **{tl:.1f}** | **{ol:.1f}** "
+               f"| **{sum(float(r['pair_lost_ms']) for r in paired):.1f}** | | | |\n\n")
+    for t in info["models"]:
+        if t.get("pair_rounds"):
+            out.append(f"- {t['model']}: tlm's whole run / ORT's whole run, median of "
+                       f"{t['pair_rounds']} rounds: **{t['pair_run_ratio']:.3f}** (rounds "
+                       f"{t['pair_run_ratio_lo']:.3f} to {t['pair_run_ratio_hi']:.3f}; medians "
+                       f"{t['pair_tlm_run_ms']:.1f} vs {t['pair_ort_run_ms']:.1f} ms, ORT with "
+                       "its profiler on)\n")
+    return "".join(out) + "\n"
 
 
 def main():
@@ -463,6 +549,8 @@ def main():
     o.add_argument("--warmup", type=int, default=3)
     o.add_argument("--runs", type=int, default=20)
     o.add_argument("--onnx-dir", default=os.path.join(OUT, "..", "e2e", "onnx"))
+    o.add_argument("--tag", default="", help="written as ort/MODEL.<N>t.TAG.json (the pairs "
+                   "step's rounds: r0, r1, ...)")
     t = sub.add_parser("table")
     t.add_argument("models", nargs="+")
     t.add_argument("--threads", type=int, required=True)
@@ -478,7 +566,7 @@ def main():
         os.makedirs(os.path.join(OUT, "ort"), exist_ok=True)
         for m in a.models:
             profile_ort(m, os.path.join(a.onnx_dir, m + ".onnx"), a.threads, a.warmup, a.runs,
-                        os.path.join(OUT, "ort"))
+                        os.path.join(OUT, "ort"), a.tag)
     elif a.cmd == "best":
         best = best_per_task(os.path.join(OUT, "records", f"{a.model}.{a.threads}t.jsonl"),
                              a.threads, top=a.top)

@@ -4,7 +4,8 @@
 # on the same ONNX nodes, sorted by the time lost (bench/lose/lose.py explains the mapping).
 #
 #   bench/lose/run.sh THREADS TRIALS [STEP...]    steps: maps peak tune final ort inmodel
-#                                                  table (default: all of them, peak twice)
+#                                                  pairs table (default: all but pairs, peak
+#                                                  twice)
 #
 #   maps   `tlm extract MODEL --json` -> results/lose/maps/MODEL.json (tasks, instances, nodes)
 #   peak   tlm_bench_kernels --peak-only on the same cores, appended to peak_<THREADS>t.txt (run
@@ -20,6 +21,11 @@
 #          --csv`, taking turns with the default schedules) -> inmodel/MODEL.<THREADS>t.csv: each
 #          task's in-model time and tlm's whole run, beside ORT's (both sides then in-model)
 #   ort    ONNX Runtime with its profiler, intra_op_num_threads THREADS -> ort/MODEL.<THREADS>t.json
+#   pairs  ROUNDS (default 6) rounds, each ORT's profile (10 runs) and then one tlm run of the
+#          final step's programs (the inmodel step, 10 runs), seconds apart -> ort/MODEL.<THREADS>t.rR.json
+#          and inmodel/MODEL.<THREADS>t.rR.csv; the table adds each task's median in-model time
+#          lost per round (this VM's fast and slow modes make columns measured minutes apart
+#          incomparable; BENCHMARKS.md, "The slow mode"). Old rounds are removed first.
 #   table  lose_<THREADS>t.csv, totals_<THREADS>t.json and lose.md (all thread counts present)
 #
 # Environment: MODELS (space-separated) narrows the models; CPUS pins every step (taskset;
@@ -97,12 +103,26 @@ main() {  # (a function: bash reads all of it before running, so editing the fil
             grep -E '^end-to-end'
         done
         ;;
+      pairs)
+        for m in "${models[@]}"; do
+          f=$out/final/$m.${threads}t.jsonl
+          [[ -s $f ]] || { echo "pairs: no $f (run the final step first)" >&2; exit 1; }
+          rm -f "$out"/ort/"$m".${threads}t.r*.json "$out"/inmodel/"$m".${threads}t.r*.csv
+          for ((r = 0; r < ${ROUNDS:-6}; r++)); do
+            run taskset -c "$cpus" bench/.venv/bin/python bench/lose/lose.py ort --threads "$threads" \
+              --runs 10 --tag "r$r" "$m" | sed 's/^/   /'
+            run taskset -c "$cpus" "$build/tlm" --threads "$threads" run "$onnx/$m.onnx" "${layout[@]}" \
+              --schedules "best=$f" --no-verify --repeat 10 --csv "$out/inmodel/$m.${threads}t.r$r.csv" |
+              grep -E '^end-to-end' | sed 's/^/   /'
+          done
+        done
+        ;;
       table)
         run /usr/bin/python3 bench/lose/lose.py table --threads "$threads" "${models[@]}"
         run /usr/bin/python3 bench/lose/lose.py md
         ;;
       *)
-        echo "unknown step '$step' (steps: maps peak tune final ort inmodel table)" >&2
+        echo "unknown step '$step' (steps: maps peak tune final ort inmodel pairs table)" >&2
         exit 1
         ;;
     esac
