@@ -419,10 +419,11 @@ def write_table(threads, models, out):
         both = [r for r in rows if r["tlm_ms"] is not None]
         tlm = sum(r["tlm_ms"] for r in both)
         ort = sum(r["ort_ms"] for r in both)
-        w.writerow(["total", f"{len(rows) - len(both)} rows without tlm left out", "", "",
-                    fmt(sum(r["gflop"] for r in both), 4), fmt(tlm, 4), "", "",
-                    fmt(sum(r["tlm_inmodel_ms"] or 0 for r in both), 4), fmt(ort, 4), "",
-                    "", fmt(tlm - ort, 4), "", "", ""] + [""] * 6 + [""])
+        total = {"model": "total", "task": f"{len(rows) - len(both)} rows without tlm left out",
+                 "gflop": sum(r["gflop"] for r in both), "tlm_ms": tlm,
+                 "tlm_inmodel_ms": sum(r["tlm_inmodel_ms"] or 0 for r in both), "ort_ms": ort,
+                 "lost_ms": tlm - ort}
+        w.writerow([fmt(total.get(c), 4) for c in COLUMNS])
     with open(os.path.join(out, f"totals_{threads}t.json"), "w") as f:
         json.dump({"threads": threads, "peak_gflops": peak, "models": totals}, f, indent=1)
     print(f"{path}: {len(rows)} rows; tlm {tlm:.1f} ms, ORT {ort:.1f} ms over the tasks")
