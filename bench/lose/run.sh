@@ -59,6 +59,22 @@ main() {  # (a function: bash reads all of it before running, so editing the fil
     echo "$*" >> "$out/commands.txt"
     "$@"
   }
+  # The two measurements the ort, inmodel and pairs steps share (one place, so they cannot drift).
+  ort_profile() {  # MODELS... with ORT_RUNS / ORT_TAG set by the caller ("" = lose.py's defaults)
+    run taskset -c "$cpus" bench/.venv/bin/python bench/lose/lose.py ort --threads "$threads" \
+      ${ORT_RUNS:+--runs "$ORT_RUNS"} ${ORT_TAG:+--tag "$ORT_TAG"} "$@"
+  }
+  final_of() {  # MODEL: the final step's records, or exit with a message
+    local f=$out/final/$1.${threads}t.jsonl
+    [[ -s $f ]] || { echo "$step: no $f (run the final step first)" >&2; exit 1; }
+    echo "$f"
+  }
+  inmodel_run() {  # MODEL REPEAT CSV: one whole tlm run of the final step's programs
+    local f
+    f=$(final_of "$1")
+    run taskset -c "$cpus" "$build/tlm" --threads "$threads" run "$onnx/$1.onnx" "${layout[@]}" \
+      --schedules "best=$f" --no-verify --repeat "$2" --csv "$3" | grep -E '^end-to-end'
+  }
 
   for step in "${steps[@]}"; do
     case $step in
@@ -92,28 +108,20 @@ main() {  # (a function: bash reads all of it before running, so editing the fil
         done
         ;;
       ort)
-        run taskset -c "$cpus" bench/.venv/bin/python bench/lose/lose.py ort --threads "$threads" "${models[@]}"
+        ort_profile "${models[@]}"
         ;;
       inmodel)
         for m in "${models[@]}"; do
-          f=$out/final/$m.${threads}t.jsonl
-          [[ -s $f ]] || { echo "inmodel: no $f (run the final step first)" >&2; exit 1; }
-          run taskset -c "$cpus" "$build/tlm" --threads "$threads" run "$onnx/$m.onnx" "${layout[@]}" \
-            --schedules "best=$f" --no-verify --repeat 20 --csv "$out/inmodel/$m.${threads}t.csv" |
-            grep -E '^end-to-end'
+          inmodel_run "$m" 20 "$out/inmodel/$m.${threads}t.csv"
         done
         ;;
       pairs)
         for m in "${models[@]}"; do
-          f=$out/final/$m.${threads}t.jsonl
-          [[ -s $f ]] || { echo "pairs: no $f (run the final step first)" >&2; exit 1; }
+          final_of "$m" > /dev/null
           rm -f "$out"/ort/"$m".${threads}t.r*.json "$out"/inmodel/"$m".${threads}t.r*.csv
           for ((r = 0; r < ${ROUNDS:-6}; r++)); do
-            run taskset -c "$cpus" bench/.venv/bin/python bench/lose/lose.py ort --threads "$threads" \
-              --runs 10 --tag "r$r" "$m" | sed 's/^/   /'
-            run taskset -c "$cpus" "$build/tlm" --threads "$threads" run "$onnx/$m.onnx" "${layout[@]}" \
-              --schedules "best=$f" --no-verify --repeat 10 --csv "$out/inmodel/$m.${threads}t.r$r.csv" |
-              grep -E '^end-to-end' | sed 's/^/   /'
+            ORT_RUNS=10 ORT_TAG=r$r ort_profile "$m" | sed 's/^/   /'
+            inmodel_run "$m" 10 "$out/inmodel/$m.${threads}t.r$r.csv" | sed 's/^/   /'
           done
         done
         ;;
