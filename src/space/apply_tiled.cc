@@ -18,7 +18,8 @@
 //           blocked by the register block's width when the vector var indexes it (the task is
 //           lowered again with that input blocked, blocked_weights()).
 // Every split is exact (tile factors are divisor chains), so no loop has a tail; except the
-// output's level-0 split of a padded var, whose last tile is shifted inwards (ShiftInwards).
+// output's level-0 split of a padded var, whose last tile is shifted inwards (ShiftInwards), and
+// a padded var tiled whole, whose loops walk the real extent with a partial last register block.
 #include <algorithm>
 #include <cstdlib>
 
@@ -141,18 +142,27 @@ struct TiledEmit {
 void tile_output(TiledEmit& e) {
   const SpaceStage& as = e.as;
   std::vector<Var> inner(e.O.vars.begin(), e.O.vars.end());
-  for (int i : e.tiled)
+  for (int i : e.tiled) {
+    const bool padded = e.ap.padded[i] != as.extents[i];
+    int64_t parent = as.extents[i];
     for (int l = 0; l < e.c; l++) {
       Var outer(nm("d", i, "s" + std::to_string(l))), in(nm("d", i, "i" + std::to_string(l)));
-      // Level 0 of a padded var: the tile need not divide the extent; the last one is shifted
-      // inwards (it recomputes part of its neighbour), so the accumulator's tile is constant.
-      // Exact splits keep Halide's default (no tail to handle).
-      const bool shifted = l == 0 && e.ap.padded[i] != as.extents[i];
-      e.out.split(inner[i], outer, in, (int)span(e.ap, as, i, l + 1),
+      // A padded var: the tile need not divide the extent; the last one is shifted inwards (it
+      // recomputes part of its neighbour), so the accumulator's tile is constant. A tile as large
+      // as the padded extent (one tile) walks the real extent: the accumulator's region is the
+      // real one, and its update's splits (GuardWithIf, split_update) leave the last register
+      // block partial, a tail Halide's loop partitioning peels off the steady-state loop (no
+      // read beyond an input's extent, no wasted work). Exact splits keep Halide's default.
+      const int64_t f = padded ? std::min(span(e.ap, as, i, l + 1), as.extents[i])
+                               : span(e.ap, as, i, l + 1);
+      const bool shifted = padded && (l == 0 || parent % f != 0);
+      e.out.split(inner[i], outer, in, (int)f,
                   shifted ? TailStrategy::ShiftInwards : TailStrategy::Auto);
       e.lv[i].push_back(outer);
       inner[i] = in;
+      parent = f;
     }
+  }
   const int lanes_out = e.space.stages[e.o].lanes;
   int ov = -1;
   int64_t ow = 0;

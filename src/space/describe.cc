@@ -23,7 +23,7 @@ std::string describe_tile(const TaskSpace&, const Slot& s, const int64_t* v) {
 std::string describe_pad(const TaskSpace&, const Slot& s, const int64_t* v) {
   if (v[0] <= 1) return "not padded";
   return "tiled as " + std::to_string(round_up(s.extent, v[0])) + " (a multiple of " +
-         std::to_string(v[0]) + "; the last tile shifted inwards)";
+         std::to_string(v[0]) + "; the last tile shifted inwards, or partial if one tile spans it)";
 }
 
 std::string describe_compute_at(const TaskSpace&, const Slot&, const int64_t* v) {

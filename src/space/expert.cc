@@ -206,7 +206,11 @@ class Writer {
     std::vector<int64_t> best;
     double best_score = 1e300;
     std::vector<int64_t> cur = p_.values;
-    std::function<void(int, double)> walk = [&](int level, double score) {
+    // A tile of the whole padded extent (larger than the real one) only for the level-2 tiles of
+    // whole output rows (MLAS's loop order); elsewhere the tile stays within the real extent, as
+    // before the space allowed it (those experts unchanged).
+    const bool whole = t_.level == 2 && s.var == roles_.u && t_.rows >= padded_[s.var];
+    std::function<void(int, double, int64_t)> walk = [&](int level, double score, int64_t done) {
       if (score >= best_score) return;
       if (level == 3) {
         best_score = score;
@@ -214,12 +218,13 @@ class Writer {
         return;
       }
       for (int64_t o : next_options(space_, cur)) {
+        if (!whole && done * o > s.extent) continue;
         cur.push_back(o);
-        walk(level + 1, score + weight[level] * dist(o, want[level]));
+        walk(level + 1, score + weight[level] * dist(o, want[level]), done * o);
         cur.pop_back();
       }
     };
-    walk(0, 0);
+    walk(0, 0, 1);
     p_.values.insert(p_.values.end(), best.begin(), best.end());
     tiles_[s.var] = {best[0], best[1], best[2]};
   }

@@ -49,8 +49,11 @@ int tiled_output_vars(const TaskSpace& space) {
 // the extent, so every split is exact and no loop needs a tail. After a Pad slot rounded the
 // extent up, the chain divides the padded extent instead, but the tile it makes stays within the
 // real extent (the output's outermost split shifts its last tile inwards, which needs a tile no
-// larger than the extent) and every factor stays a plain value (<= kPlainTileValue: the
-// sentence's "/k" spelling of larger factors is relative to the unpadded extent).
+// larger than the extent) or is the whole padded extent (one tile: the loops walk the real
+// extent, the last register block partial, apply_tiled.cc; e.g. MLAS's 3-pixel block along a
+// whole row of 56, 18 blocks and one of 2), and every factor stays a plain value
+// (<= kPlainTileValue: the sentence's "/k" spelling of larger factors is relative to the
+// unpadded extent).
 constexpr int64_t kPlainTileValue = 999;
 // Pad slots sample "no pad" with this chance: uniformly, a conv's three pad slots padded 89% of
 // random programs, which were slower to compile (median 0.43 vs 0.31 s) and to run.
@@ -63,7 +66,7 @@ Values tile_options(const OptionCtx& c) {
   if (padded == c.slot.extent) return divisors(c.slot.extent / done);
   Values v;
   for (int64_t d : divisors(padded / done))
-    if (d <= kPlainTileValue && done * d <= c.slot.extent) v.push_back(d);
+    if (d <= kPlainTileValue && (done * d <= c.slot.extent || done * d == padded)) v.push_back(d);
   return v;
 }
 void tile_record(const Slot& s, const int64_t* v, Plan* plan) {
