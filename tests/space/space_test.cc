@@ -464,8 +464,9 @@ TEST(Space, BlockedConvolutionExpertsSumInputBlocksOutsideTheRowWalk) {
         EXPECT_GE(mlas_order, 2);
         // MLAS's 4 x 3, padded where the width has no multiple of 3 (7 -> 9 is too much padding)
         if (st.extents[1] >= 14) EXPECT_GE(three_pixels, 1);
-      } else
+      } else {
         EXPECT_EQ(mlas_order, 0);
+      }
     }
     EXPECT_GE(with_taps, 5);
     EXPECT_GE(without, 3);
