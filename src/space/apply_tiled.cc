@@ -153,8 +153,8 @@ void tile_output(TiledEmit& e) {
       // real one, and its update's splits (GuardWithIf, split_update) leave the last register
       // block partial, a tail Halide's loop partitioning peels off the steady-state loop (no
       // read beyond an input's extent, no wasted work). Exact splits keep Halide's default.
-      const int64_t f = padded ? std::min(span(e.ap, as, i, l + 1), as.extents[i])
-                               : span(e.ap, as, i, l + 1);
+      int64_t f = span(e.ap, as, i, l + 1);
+      if (padded) f = std::min(f, as.extents[i]);
       const bool shifted = padded && (l == 0 || parent % f != 0);
       e.out.split(inner[i], outer, in, (int)f,
                   shifted ? TailStrategy::ShiftInwards : TailStrategy::Auto);

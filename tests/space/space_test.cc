@@ -1,6 +1,7 @@
 // The space's contracts: deterministic replay, next_options as the single source of validity
 // (never empty along sampled prefixes; is_valid_program accepts samples and rejects tampering),
 // the fast hand-written structures are points of the space, and space sizes of zoo tasks.
+#include <array>
 #include <map>
 #include <regex>
 #include <set>
@@ -17,14 +18,16 @@ using V = std::vector<int64_t>;
 const char* const kAvx2AndAvx512[] = {"isa=avx2,cores=2,vec=8,l1=32k,l2=512k,l3=32m",
                                       "isa=avx512,cores=2,vec=16,l1=32k,l2=1m,l3=32m"};
 
-// ResNet-18 @224's channel-blocked convolutions on `hw` (blocked by its vector lanes) whose
-// space tiles the anchor, each with a name for traces. Its widths are 112, 56, 28, 14 and 7.
+// ResNet-18's channel-blocked convolutions on `hw` (blocked by its vector lanes) whose space
+// tiles the anchor, each with a name for traces and its subgraph. At 224 its widths are 112, 56,
+// 28, 14 and 7.
 struct BlockedConv {
   std::string name;
   TaskSpace space;
+  Subgraph sub;
 };
-std::vector<BlockedConv> resnet18_blocked_convs(const HardwareInfo& hw) {
-  Graph g = build_zoo_model("resnet18:image=224", 7);
+std::vector<BlockedConv> resnet18_blocked_convs(const HardwareInfo& hw, int image = 224) {
+  Graph g = build_zoo_model("resnet18:image=" + std::to_string(image), 7);
   prepare_graph(g);
   block_channels(g, hw.vector_bits / 32);
   std::vector<BlockedConv> out;
@@ -32,9 +35,20 @@ std::vector<BlockedConv> resnet18_blocked_convs(const HardwareInfo& hw) {
     if (family(t.sub.kind) != "conv2d_nchwc") continue;
     TaskSpace space = build_space(lower_subgraph(t.sub), hw);
     if (space.rule == SpaceRule::TiledAnchor)
-      out.push_back({t.sub.kind + " " + std::to_string(t.id), std::move(space)});
+      out.push_back({t.sub.kind + " " + std::to_string(t.id), std::move(space), t.sub});
   }
   return out;
+}
+
+// The anchor's (S1, S2, S3) tile factors of pure var `var` in program `p` ({0, 0, 0}: no slot).
+std::array<int64_t, 3> anchor_tile(const TaskSpace& space, const Program& p, int var) {
+  size_t at = 0;
+  for (const Slot& s : space.slots) {
+    if (s.kind == StepKind::Tile && s.stage == space.anchor && !s.reduction && s.var == var)
+      return {p.values[at], p.values[at + 1], p.values[at + 2]};
+    at += s.arity;
+  }
+  return {0, 0, 0};
 }
 
 // Halide appends "$n" to repeated Func names (and the loop-nest printer cuts names at the '$',
@@ -431,15 +445,12 @@ TEST(Space, BlockedConvolutionExpertsSumInputBlocksOutsideTheRowWalk) {
       int mlas_order = 0, three_pixels = 0;
       for (const Program& p : expert_programs(space, hw)) {
         int64_t level = -1, chunk = -1, tile_bytes = 4 * st.lanes, rows = 1, input_copy = -1;
-        int64_t pad = 1, width_tile = 0, block = 0;
+        int64_t pad = 1;
+        const std::array<int64_t, 3> width = anchor_tile(space, p, 1);
         size_t at = 0;
         for (const Slot& s : space.slots) {
           if (s.kind == StepKind::ComputeAt && s.stage == space.anchor) level = p.values[at];
           if (s.kind == StepKind::Pad && s.stage == space.anchor && s.var == 1) pad = p.values[at];
-          if (s.kind == StepKind::Tile && s.stage == space.anchor && !s.reduction && s.var == 1) {
-            width_tile = p.values[at] * p.values[at + 1] * p.values[at + 2];
-            block = p.values[at + 2];
-          }
           if (s.kind == StepKind::Pack && s.stage == space.anchor && s.var == 0)
             input_copy = p.values[at];
           if (s.kind == StepKind::Tile && s.stage == space.anchor && s.reduction && s.var == 3)
@@ -452,8 +463,9 @@ TEST(Space, BlockedConvolutionExpertsSumInputBlocksOutsideTheRowWalk) {
         }
         if (level != 2) continue;
         mlas_order++;
-        three_pixels += block == 3;
-        EXPECT_EQ(width_tile, (st.extents[1] + pad - 1) / pad * pad) << program_str(space, p);
+        three_pixels += width[2] == 3;
+        EXPECT_EQ(width[0] * width[1] * width[2], (st.extents[1] + pad - 1) / pad * pad)
+            << program_str(space, p);
         EXPECT_TRUE(chunk == 1 || chunk == 2) << program_str(space, p);
         EXPECT_GT(input_copy, 0) << program_str(space, p);  // the padded input copied
         EXPECT_LE(tile_bytes, 16 << 10) << program_str(space, p);
@@ -478,28 +490,17 @@ TEST(Space, BlockedConvolutionExpertsSumInputBlocksOutsideTheRowWalk) {
 // partial; every such program computes the right answer.
 TEST(Space, PaddedWholeRowTilesComputeTheRightAnswer) {
   const HardwareInfo hw = parse_hardware_key(kAvx2AndAvx512[0]);
-  Graph g = build_zoo_model("resnet18:image=32", 7);
-  prepare_graph(g);
-  block_channels(g, 8);
   int whole = 0;
-  for (const Task& t : partition_graph(g).tasks) {
-    if (family(t.sub.kind) != "conv2d_nchwc") continue;
-    TaskSpace space = build_space(lower_subgraph(t.sub), hw);
-    if (space.rule != SpaceRule::TiledAnchor) continue;
+  for (const BlockedConv& c : resnet18_blocked_convs(hw, 32)) {
+    const TaskSpace& space = c.space;
     const int64_t width = space.stages[space.anchor].extents[1];
-    std::vector<Tensor> inputs = random_inputs(t.sub, 3);
-    Tensor ref = interpret(t.sub.graph, inputs).at(0);
+    std::vector<Tensor> inputs = random_inputs(c.sub, 3);
+    Tensor ref = interpret(c.sub.graph, inputs).at(0);
     for (const Program& p : expert_programs(space, hw)) {
-      size_t at = 0;
-      int64_t tile = 0;
-      for (const Slot& s : space.slots) {
-        if (s.kind == StepKind::Tile && s.stage == space.anchor && !s.reduction && s.var == 1)
-          tile = p.values[at] * p.values[at + 1] * p.values[at + 2];
-        at += s.arity;
-      }
-      if (tile <= width) continue;
+      const std::array<int64_t, 3> tile = anchor_tile(space, p, 1);
+      if (tile[0] * tile[1] * tile[2] <= width) continue;
       whole++;
-      LoweredTask lt = lower_subgraph(t.sub);
+      LoweredTask lt = lower_subgraph(c.sub);
       apply_program(lt, space, p);
       Tensor got = run_task(lt, inputs);
       ASSERT_EQ(got.shape(), ref.shape());
