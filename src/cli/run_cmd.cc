@@ -2,8 +2,10 @@
 // verify against the reference interpreter, print per-task and end-to-end latency.
 //
 // `--schedules SET...`: compile the model once more per schedule set, verify every one and time
-// them all in one run, taking turns (so every set sees the same machine), per task and end to end
-// beside the default schedules (ratios measured in one run: what the benchmarks report). A set is
+// them all in one run, taking --turns turns (so every set sees the same machine; each set's time is
+// the lowest of its turns' medians, and every turn's end-to-end median is printed), per task and
+// end to end beside the default schedules (ratios measured in one run: what the benchmarks
+// report). A set is
 //   tlm             every task's program chosen by the language model (--model, default the
 //                   shipped checkpoint; --zero-shot, tune/lm_search.h): no measurement
 //   NAME=CKPT.ckpt  the same with another checkpoint; a model set may end in @MODE, its own
@@ -44,6 +46,8 @@ struct RunOptions {
   std::string output;               // --output OUT.pb: the first output as a TensorProto
   int repeat = 10;                  // timed runs; the median is reported
   int warmup = 2;                   // untimed runs before them
+  int turns = 2;                    // with --schedules: the sets take this many turns of
+                                    // repeat / turns runs each
   bool verify = true;               // compare with the reference interpreter
   // Verification passes when |got - ref| <= atol + rtol * |ref| everywhere (max_rel_violation
   // <= 1). Both sides compute in f32 but sum in different orders; 1e-3 leaves room for that
@@ -156,7 +160,7 @@ double median_of(std::vector<double> v) {
   return v.empty() ? 0 : v[v.size() / 2];
 }
 
-// The lower of each turn's medians: per instance and end to end.
+// The lowest of the turns' medians: per instance and end to end.
 Timing best_of_turns(const std::vector<Timing>& turns) {
   Timing r = turns.front();
   for (size_t k = 1; k < turns.size(); k++) {
@@ -349,14 +353,26 @@ int run_run(const RunOptions& o) {
       std::printf("\nin the model vs alone:\n%s",
                   alone_table(p, *sets[0].compiled, inputs, t, o.repeat).c_str());
   } else {
-    // Two turns; within a turn every set runs once, so that all see the same machine. Each
-    // set's result is the lower of its two medians.
-    const int half = std::max(1, o.repeat / 2);
-    for (int turn = 0; turn < 2; turn++)
+    // o.turns turns; within a turn every set runs repeat / turns times in a row, so that all
+    // see the same machine (this VM switches between a fast and a slow mode every few minutes).
+    // Each set's result is the lowest of its turns' medians, per instance and end to end.
+    const int per_turn = std::max(1, o.repeat / o.turns);
+    for (int turn = 0; turn < o.turns; turn++)
       for (ScheduleSet& s : sets)
-        s.timings.push_back(s.compiled->time(inputs, turn == 0 ? o.warmup : 0, half));
+        s.timings.push_back(s.compiled->time(inputs, turn == 0 ? o.warmup : 0, per_turn));
     std::vector<Timing> t;
     for (const ScheduleSet& s : sets) t.push_back(best_of_turns(s.timings));
+    // Each turn's end-to-end median: a set slow in every turn is slow; one slow turn is the VM.
+    std::string per = "turns (end-to-end median of each, ms):";
+    for (const ScheduleSet& s : sets) {
+      per += (&s == &sets[0] ? " " : "; ") + s.label;
+      for (const Timing& x : s.timings) {
+        char ms[32];
+        std::snprintf(ms, sizeof ms, " %.3f", x.end_to_end_ms);
+        per += ms;
+      }
+    }
+    std::printf("%s\n", per.c_str());
     std::vector<std::string> rows;
     std::printf("\n%s", comparison_table(p, sets, t, &rows).c_str());
     char buf[160];
@@ -367,8 +383,8 @@ int run_run(const RunOptions& o) {
                     t[s].end_to_end_ms, t[0].end_to_end_ms / t[s].end_to_end_ms);
       e2e += buf;
     }
-    std::snprintf(buf, sizeof buf, " (the lower of two medians of %d runs each, taking turns, "
-                  "after %d warm-up)", half, o.warmup);
+    std::snprintf(buf, sizeof buf, " (the lowest of %d medians of %d runs each, taking turns, "
+                  "after %d warm-up)", o.turns, per_turn, o.warmup);
     std::printf("%s%s\n", e2e.c_str(), buf);
     std::string compile = "compile:";
     for (size_t s = 0; s < sets.size(); s++) {
@@ -415,6 +431,11 @@ Command add_run_command(CLI::App& app) {
   cmd->add_option("--warmup", o->warmup, "untimed runs before timing")
       ->capture_default_str()
       ->check(CLI::Range(0, 1000000));
+  cmd->add_option("--turns", o->turns,
+                  "with --schedules: the sets take this many turns of repeat/turns runs each; "
+                  "each set's time is the lowest of its turns' medians")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1000));
   cmd->add_option("--atol", o->atol, "absolute tolerance of the verification")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);

@@ -147,8 +147,13 @@ TEST(LmCli, TrainGenerateAndTuneWithoutMeasurement) {
 // `tlm run --schedules tlm`: the model's schedules beside the default ones, both verified.
 TEST(LmCli, RunWithTlmSchedulesVerifiesBoth) {
   const std::string& ckpt = checkpoint();
-  Result r = run_tlm("run bert-tiny:seq=16 --schedules tlm --repeat 2 --model " + ckpt);
+  Result r = run_tlm("run bert-tiny:seq=16 --schedules tlm --repeat 3 --turns 3 --model " + ckpt);
   ASSERT_EQ(r.code, 0) << r.output;
+  // --turns 3: each set's three turns, one end-to-end median each.
+  EXPECT_TRUE(std::regex_search(
+      r.output, std::regex("turns \\(end-to-end median of each, ms\\): default( [0-9.]+){3}; "
+                           "tlm( [0-9.]+){3}\\n")))
+      << r.output;
   EXPECT_NE(r.output.find("verify (default schedules): PASS"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("verify (tlm schedules): PASS"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("end-to-end: default"), std::string::npos) << r.output;
@@ -173,6 +178,9 @@ TEST(LmCli, RunWithTlmSchedulesVerifiesBoth) {
     EXPECT_EQ(r2.code, 1) << r2.output;
     EXPECT_NE(r2.output.find("best"), std::string::npos) << r2.output;
   }
+  Result no_turns = run_tlm("run bert-tiny:seq=16 --schedules tlm --turns 0");
+  EXPECT_EQ(no_turns.code, 1) << no_turns.output;
+  EXPECT_NE(no_turns.output.find("--turns"), std::string::npos) << no_turns.output;
   Result bad = run_tlm("run bert-tiny:seq=16 --schedules fast");
   EXPECT_EQ(bad.code, 1) << bad.output;
   EXPECT_NE(bad.output.find("--schedules"), std::string::npos) << bad.output;
