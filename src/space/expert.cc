@@ -369,6 +369,22 @@ std::vector<Target> targets(const Roles& roles, const SpaceStage& st, int64_t l3
       t.rows = (int64_t)r * 8;
       t.unroll = 128;
       out.push_back(t);
+      // MLAS's SGEMM loop itself, with B packed once: K in chunks of 256 outside the register
+      // blocks, the accumulator tile of one micro-panel's rows in memory (level 2), so the
+      // micro-panel's chunk (256 x a vectors, 16-24 KiB, contiguous in the copy packed when the
+      // model loads) stays in L1 while the register blocks walk down the rows. Where the
+      // reduction is long the level-3 form streams its micro-panel from L2 at every block
+      // (GPT-2's 3072 -> 768 layer: 8-10% faster this way inside the model at one thread on
+      // Zen 3, BENCHMARKS.md, session 40). Not for a B larger than the last-level cache.
+      if (b_bytes <= l3_bytes) {
+        t.level = 2;
+        t.pack_last = kPackRoot;
+        t.kchunk = 256;
+        t.panel = (int64_t)a * st.lanes;
+        t.rows = (int64_t)r * 8;
+        t.unroll = 32;
+        out.push_back(t);
+      }
     }
   }
   // A matrix-vector product (one row, e.g. a classifier on a pooled vector): besides the blocks

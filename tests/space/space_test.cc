@@ -295,6 +295,50 @@ TEST(Space, WeightsPackedAtRootArePackedOnceWhenBound) {
   EXPECT_GE(ordered, 1) << "weights packed with another dim order";
 }
 
+// A matrix product whose weight fits the last-level cache gets MLAS's own SGEMM loop among its
+// expert programs (expert.cc): the accumulator tile in memory (ComputeAt level 2), the reduction
+// in chunks of 256 outside the register blocks, and the weight packed once at root in blocks of
+// the register block's width (a layout made when the weights are bound, never per call). One of
+// them per task is run against the interpreter here (the property test runs them all).
+TEST(Space, MatmulExpertsIncludeMlasLoopOverWeightsPackedOnce) {
+  HardwareInfo hw = detect_hardware();
+  Graph g = build_zoo_model("bert-tiny:seq=16,layers=1", 7);
+  prepare_graph(g);
+  int dense = 0;
+  for (const Task& task : partition_graph(g).tasks) {
+    if (task.sub.kind.rfind("dense", 0) != 0) continue;
+    SCOPED_TRACE(task.sub.kind);
+    dense++;
+    TaskSpace space = build_space(lower_subgraph(task.sub), hw);
+    ASSERT_EQ(space.rule, SpaceRule::TiledAnchor);
+    int mlas = 0;
+    for (const Program& p : expert_programs(space, hw)) {
+      int64_t level = -1, chunk = -1;
+      size_t at = 0;
+      for (const Slot& s : space.slots) {
+        if (s.stage == space.anchor && s.kind == StepKind::ComputeAt) level = p.values[at];
+        if (s.stage == space.anchor && s.kind == StepKind::Tile && s.reduction && s.var == 0)
+          chunk = p.values[at];
+        at += s.arity;
+      }
+      if (level != 2 || chunk != std::min<int64_t>(256, space.stages[space.anchor].rextents[0]))
+        continue;
+      LoweredTask t = lower_subgraph(task.sub);
+      apply_program(t, space, p);
+      bool blocked = false;
+      for (const InputLayout& l : t.input_storage) blocked = blocked || l.block > 0;
+      if (!blocked) continue;
+      if (mlas++ > 0) continue;
+      SCOPED_TRACE(program_str(space, p));
+      std::vector<Tensor> inputs = random_inputs(task.sub, 3);
+      Tensor ref = interpret(task.sub.graph, inputs).at(0);
+      EXPECT_LE(max_rel_violation(run_task(t, inputs), ref, 1e-3, 1e-3), 1.0);
+    }
+    EXPECT_GE(mlas, 1) << "no expert with the accumulator tile at level 2 over a weight packed once";
+  }
+  EXPECT_GE(dense, 2);
+}
+
 // A convolution whose output rows hold a vector gets expert programs that compute it as a matrix
 // product along the width (the vectorized var is d0, NCHW's contiguous one), with the width
 // padded to a multiple of the column block when it has none (28); they are valid and right.
