@@ -354,7 +354,7 @@ int run_run(const RunOptions& o) {
                   alone_table(p, *sets[0].compiled, inputs, t, o.repeat).c_str());
   } else {
     // o.turns turns; within a turn every set runs repeat / turns times in a row, so that all
-    // see the same machine (this VM switches between a fast and a slow mode every few minutes).
+    // see the same machine (this VM's speed drifts within seconds; BENCHMARKS.md, session 40).
     // Each set's result is the lowest of its turns' medians, per instance and end to end.
     const int per_turn = std::max(1, o.repeat / o.turns);
     for (int turn = 0; turn < o.turns; turn++)
