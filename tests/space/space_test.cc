@@ -40,15 +40,25 @@ std::vector<BlockedConv> resnet18_blocked_convs(const HardwareInfo& hw, int imag
   return out;
 }
 
-// The anchor's (S1, S2, S3) tile factors of pure var `var` in program `p` ({0, 0, 0}: no slot).
-std::array<int64_t, 3> anchor_tile(const TaskSpace& space, const Program& p, int var) {
+// The values program `p` gives the anchor's first slot of `kind` on `var` (-1: any var; a Tile
+// slot's var indexes the rdom when `reduction`), or nullptr when the anchor has no such slot.
+const int64_t* anchor_slot(const TaskSpace& space, const Program& p, StepKind kind, int var = -1,
+                           bool reduction = false) {
   size_t at = 0;
   for (const Slot& s : space.slots) {
-    if (s.kind == StepKind::Tile && s.stage == space.anchor && !s.reduction && s.var == var)
-      return {p.values[at], p.values[at + 1], p.values[at + 2]};
+    if (s.kind == kind && s.stage == space.anchor && (var < 0 || s.var == var) &&
+        s.reduction == reduction)
+      return &p.values[at];
     at += s.arity;
   }
-  return {0, 0, 0};
+  return nullptr;
+}
+
+// The anchor's (S1, S2, S3) tile factors of pure var `var` in program `p` ({0, 0, 0}: no slot).
+std::array<int64_t, 3> anchor_tile(const TaskSpace& space, const Program& p, int var) {
+  const int64_t* v = anchor_slot(space, p, StepKind::Tile, var);
+  if (!v) return {0, 0, 0};
+  return {v[0], v[1], v[2]};
 }
 
 // Halide appends "$n" to repeated Func names (and the loop-nest printer cuts names at the '$',
@@ -313,15 +323,10 @@ TEST(Space, MatmulExpertsIncludeMlasLoopOverWeightsPackedOnce) {
     ASSERT_EQ(space.rule, SpaceRule::TiledAnchor);
     int mlas = 0;
     for (const Program& p : expert_programs(space, hw)) {
-      int64_t level = -1, chunk = -1;
-      size_t at = 0;
-      for (const Slot& s : space.slots) {
-        if (s.stage == space.anchor && s.kind == StepKind::ComputeAt) level = p.values[at];
-        if (s.stage == space.anchor && s.kind == StepKind::Tile && s.reduction && s.var == 0)
-          chunk = p.values[at];
-        at += s.arity;
-      }
-      if (level != 2 || chunk != std::min<int64_t>(256, space.stages[space.anchor].rextents[0]))
+      const int64_t* level = anchor_slot(space, p, StepKind::ComputeAt);
+      const int64_t* chunk = anchor_slot(space, p, StepKind::Tile, 0, /*reduction=*/true);
+      if (!level || !chunk || *level != 2 ||
+          *chunk != std::min<int64_t>(256, space.stages[space.anchor].rextents[0]))
         continue;
       LoweredTask t = lower_subgraph(task.sub);
       apply_program(t, space, p);
@@ -369,14 +374,9 @@ TEST(Space, ConvolutionExpertsIncludeWidthVectorizedPrograms) {
     Tensor ref = interpret(sub.graph, inputs).at(0);
     int along_width = 0, padded = 0;
     for (const Program& p : expert_programs(space, hw)) {
-      size_t at = 0;
-      bool width = false, pads = false;
-      for (const Slot& s : space.slots) {
-        if (s.kind == StepKind::Vectorize && s.stage == space.anchor) width = p.values[at] == 0;
-        if (s.kind == StepKind::Pad && s.var == 0 && s.stage == space.anchor)
-          pads = p.values[at] > 1;
-        at += s.arity;
-      }
+      const int64_t* vectorized = anchor_slot(space, p, StepKind::Vectorize);
+      const int64_t* pad = anchor_slot(space, p, StepKind::Pad, 0);
+      const bool width = vectorized && *vectorized == 0, pads = pad && *pad > 1;
       if (!width) continue;
       along_width++;
       padded += pads;
@@ -410,11 +410,7 @@ TEST(Space, BlockedConvolutionExpertsKeepTheAccumulatorAtTwoLevels) {
     std::set<int64_t> levels;
     for (const Program& p : expert_programs(space, hw)) {
       ASSERT_TRUE(is_valid_program(space, p));
-      size_t at = 0;
-      for (const Slot& s : space.slots) {
-        if (s.kind == StepKind::ComputeAt && s.stage == space.anchor) levels.insert(p.values[at]);
-        at += s.arity;
-      }
+      if (const int64_t* level = anchor_slot(space, p, StepKind::ComputeAt)) levels.insert(*level);
     }
     EXPECT_TRUE(levels.count(1)) << "no expert with the accumulator per S1 tile";
     EXPECT_TRUE(levels.count(3)) << "no expert with the accumulator per register block";
@@ -488,17 +484,16 @@ TEST(Space, BlockedConvolutionExpertsSumInputBlocksOutsideTheRowWalk) {
       (taps ? with_taps : without)++;
       int mlas_order = 0, three_pixels = 0;
       for (const Program& p : expert_programs(space, hw)) {
-        int64_t level = -1, chunk = -1, tile_bytes = 4 * st.lanes, rows = 1, input_copy = -1;
-        int64_t pad = 1;
+        const int64_t* at_level = anchor_slot(space, p, StepKind::ComputeAt);
+        const int64_t* at_pad = anchor_slot(space, p, StepKind::Pad, 1);
+        const int64_t* at_copy = anchor_slot(space, p, StepKind::Pack, 0);
+        const int64_t* at_chunk = anchor_slot(space, p, StepKind::Tile, 3, /*reduction=*/true);
+        const int64_t level = at_level ? *at_level : -1, pad = at_pad ? *at_pad : 1;
+        const int64_t input_copy = at_copy ? *at_copy : -1, chunk = at_chunk ? *at_chunk : -1;
         const std::array<int64_t, 3> width = anchor_tile(space, p, 1);
+        int64_t tile_bytes = 4 * st.lanes, rows = 1;
         size_t at = 0;
         for (const Slot& s : space.slots) {
-          if (s.kind == StepKind::ComputeAt && s.stage == space.anchor) level = p.values[at];
-          if (s.kind == StepKind::Pad && s.stage == space.anchor && s.var == 1) pad = p.values[at];
-          if (s.kind == StepKind::Pack && s.stage == space.anchor && s.var == 0)
-            input_copy = p.values[at];
-          if (s.kind == StepKind::Tile && s.stage == space.anchor && s.reduction && s.var == 3)
-            chunk = p.values[at];
           if (s.kind == StepKind::Tile && s.stage == space.anchor && !s.reduction && s.var > 0) {
             tile_bytes *= p.values[at + 1] * p.values[at + 2];  // S2 x S3: the level-2 tile
             if (s.var == 2) rows = p.values[at + 1] * p.values[at + 2];
