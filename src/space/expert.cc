@@ -380,8 +380,7 @@ std::vector<Target> targets(const Roles& roles, const SpaceStage& st, int64_t l3
         t.level = 2;
         t.pack_last = kPackRoot;
         t.kchunk = 256;
-        t.panel = (int64_t)a * st.lanes;
-        t.rows = (int64_t)r * 8;
+        t.panel = (int64_t)a * st.lanes;  // rows as the level-3 form's: 8 register blocks
         t.unroll = 32;
         out.push_back(t);
       }
