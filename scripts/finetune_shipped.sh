@@ -3,7 +3,8 @@
 # (models/tlm-base.ckpt) on every committed training record (scripts/shipped_records.sh), with
 # the settings that measured best (BENCHMARKS.md: the best four programs per task and machine,
 # weighted by speed, two epochs). Resumable (OUT.last). Deterministic for the same records and
-# seed. Run from the root:
+# seed. The shipped checkpoint is this script's output on the records of session 39 (before the
+# Intel expert records of session 41, which so far only the ranker learned from). Run from the root:
 #   scripts/finetune_shipped.sh [OUT.ckpt=models/tlm.ckpt] [TLM_BINARY=./build/tlm]
 set -eu
 out=${1:-models/tlm.ckpt}
