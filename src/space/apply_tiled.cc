@@ -169,6 +169,13 @@ void tile_output(TiledEmit& e) {
   auto try_vec = [&](int i, int64_t min_width) {
     if (ov >= 0 || i < 0 || as.extents[i] < 2) return;
     int64_t w = vector_width(span(e.ap, as, i, e.c), lanes_out);
+    // A padded var's inner loop walks at most the real extent (the splits above clamp to it): a
+    // vector wider than that loop would shift its one tile before the output's start (a tile of
+    // 9 over 8 columns with 16 lanes: AVX-512 only); vectorize by what that loop can hold.
+    const int64_t real = e.ap.padded[i] != as.extents[i]
+                             ? std::min(span(e.ap, as, i, e.c), as.extents[i])
+                             : span(e.ap, as, i, e.c);
+    if (w > real) w = vector_width(real, lanes_out);
     if (w >= min_width) ov = i, ow = w;
   };
   try_vec(0, 4);

@@ -236,6 +236,54 @@ TEST(Space, PaddedTilesComputeTheRightAnswer) {
   EXPECT_EQ(padded, 6);
 }
 
+// A small extent padded past itself (8 -> 9, 7 -> 8) and tiled whole leaves the output an inner
+// loop of the real extent; with 16 lanes the padded tile alone once chose a 9-wide vector for those
+// 8 columns, shifted before the output's start (Halide: "accessed at -1"), on AVX-512 machines
+// only. Written for 16 lanes whatever this machine has (Halide splits the vectors for it).
+TEST(Space, SmallPaddedExtentsWithSixteenLanesComputeTheRightAnswer) {
+  HardwareInfo hw = detect_hardware();
+  hw.isa = "avx512";
+  hw.vector_bits = 512;
+  int checked = 0;
+  for (int64_t n : {8, 7}) {
+    Subgraph sub = matmul_subgraph(n, 24, n);
+    SCOPED_TRACE("matmul " + std::to_string(n));
+    TaskSpace space = build_space(lower_subgraph(sub), hw);
+    std::vector<Tensor> inputs = random_inputs(sub, 5);
+    Tensor ref = interpret(sub.graph, inputs).at(0);
+    std::mt19937_64 rng(13);
+    for (int i = 0; i < 12; i++) {
+      // Pads forced above 1 and tiles forced whole (the largest option), the rest at random.
+      Program p;
+      while (p.values.size() < program_length(space)) {
+        std::vector<int64_t> opts = next_options(space, p.values);
+        size_t k = p.values.size(), pos = 0, slot = 0;
+        while (pos + space.slots[slot].arity <= k) pos += space.slots[slot++].arity;
+        const StepKind kind = space.slots[slot].kind;
+        if (kind == StepKind::Pad && opts.size() > 1)
+          p.values.push_back(opts[1 + rng() % (opts.size() - 1)]);
+        else if (kind == StepKind::Tile && k - pos == 1)
+          p.values.push_back(*std::max_element(opts.begin(), opts.end()));
+        else
+          p.values.push_back(opts[rng() % opts.size()]);
+      }
+      ASSERT_TRUE(is_valid_program(space, p));
+      LoweredTask t = lower_subgraph(sub);
+      Tensor got;
+      try {
+        apply_program(t, space, p);
+        got = run_task(t, inputs);
+      } catch (const std::exception& e) {
+        ADD_FAILURE() << "program failed: " << e.what() << "\n" << program_str(space, p);
+        continue;
+      }
+      EXPECT_LE(max_rel_violation(got, ref, 1e-4, 1e-4), 1.0) << program_str(space, p);
+      checked++;
+    }
+  }
+  EXPECT_EQ(checked, 24);
+}
+
 // A model weight packed whole (at root) is packed once: the lowered task asks for that input in
 // the packed layout (activations never), prepare_input makes the copy, and running on the copy,
 // or on the dense weight (repacked per call), gives the interpreter's answer. Both layouts occur
