@@ -1,8 +1,8 @@
 // The tasks the space tests run on: one representative task per (task family, space rule) from
 // small zoo models (realistic shapes, cut down), plus hand-built graphs for kinds the zoo lacks
 // (conv1d, grouped conv, reduce_sum to a scalar, ...). Every task goes through partition_graph,
-// so it is a canonical Subgraph exactly as tuning sees it. run_task() lowers, optionally applies
-// a program, compiles and runs on given inputs.
+// so it is a canonical Subgraph exactly as tuning sees it. run_task() compiles and runs a lowered
+// task on given inputs; run_program() lowers, applies a program and runs it.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -182,6 +182,21 @@ inline Tensor run_task(const LoweredTask& t, std::vector<Tensor>& inputs) {
   Halide::Buffer<> ob = halide_view(out.dtype(), out.raw(), out.shape());
   ct.run(bufs, ob);
   return out;
+}
+
+// Applies `p` to a fresh lowering of `sub` and runs it: false, after a test failure naming the
+// program, when Halide refuses it (at compile or at run time, e.g. a tile shifted out of bounds).
+inline bool run_program(const Subgraph& sub, const TaskSpace& space, const Program& p,
+                        std::vector<Tensor>& inputs, Tensor* got) {
+  try {
+    LoweredTask t = lower_subgraph(sub);
+    apply_program(t, space, p);
+    *got = run_task(t, inputs);
+    return true;
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << "program failed: " << e.what() << "\n" << program_str(space, p);
+    return false;
+  }
 }
 
 }  // namespace tlm::testing_space
