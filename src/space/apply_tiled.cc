@@ -142,6 +142,7 @@ struct TiledEmit {
 void tile_output(TiledEmit& e) {
   const SpaceStage& as = e.as;
   std::vector<Var> inner(e.O.vars.begin(), e.O.vars.end());
+  std::vector<int64_t> inner_extent(e.n, 1);  // of each tiled var's inner loop after the splits
   for (int i : e.tiled) {
     const bool padded = e.ap.padded[i] != as.extents[i];
     int64_t parent = as.extents[i];
@@ -162,6 +163,7 @@ void tile_output(TiledEmit& e) {
       inner[i] = in;
       parent = f;
     }
+    inner_extent[i] = parent;
   }
   const int lanes_out = e.space.stages[e.o].lanes;
   int ov = -1;
@@ -169,13 +171,11 @@ void tile_output(TiledEmit& e) {
   auto try_vec = [&](int i, int64_t min_width) {
     if (ov >= 0 || i < 0 || as.extents[i] < 2) return;
     int64_t w = vector_width(span(e.ap, as, i, e.c), lanes_out);
-    // A padded var's inner loop walks at most the real extent (the splits above clamp to it): a
-    // vector wider than that loop would shift its one tile before the output's start (a tile of
-    // 9 over 8 columns with 16 lanes: AVX-512 only); vectorize by what that loop can hold.
-    const int64_t real = e.ap.padded[i] != as.extents[i]
-                             ? std::min(span(e.ap, as, i, e.c), as.extents[i])
-                             : span(e.ap, as, i, e.c);
-    if (w > real) w = vector_width(real, lanes_out);
+    // A padded var's inner loop can be shorter than its padded tile (the splits above clamp to
+    // the real extent): a vector wider than that loop would shift its one tile before the
+    // output's start (a tile of 9 over 8 columns with 16 lanes: AVX-512 only); vectorize by what
+    // the loop holds.
+    if (w > inner_extent[i]) w = vector_width(inner_extent[i], lanes_out);
     if (w >= min_width) ov = i, ow = w;
   };
   try_vec(0, 4);
