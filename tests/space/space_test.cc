@@ -61,6 +61,20 @@ std::array<int64_t, 3> anchor_tile(const TaskSpace& space, const Program& p, int
   return {v[0], v[1], v[2]};
 }
 
+// A program built value by value: `pick(slot, j, options)` chooses the slot's j-th value among
+// the options the space offers after the values before it (so the program is always valid).
+template <class Pick>
+Program build_program(const TaskSpace& space, Pick pick) {
+  Program p;
+  size_t slot = 0, pos = 0;  // the slot of the next value and that slot's first value
+  while (p.values.size() < program_length(space)) {
+    const size_t k = p.values.size();
+    while (pos + space.slots[slot].arity <= k) pos += space.slots[slot++].arity;
+    p.values.push_back(pick(space.slots[slot], k - pos, next_options(space, p.values)));
+  }
+  return p;
+}
+
 // Halide appends "$n" to repeated Func names (and the loop-nest printer cuts names at the '$',
 // so an rfactor intermediate "f$3_intm" prints as "f"); two lowerings differ only there.
 std::string normalized_nest(const LoweredTask& t) {
@@ -216,16 +230,10 @@ TEST(Space, PaddedTilesComputeTheRightAnswer) {
   int padded = 0;
   for (int i = 0; i < 40 && padded < 6; i++) {
     // Random programs whose pad decisions are forced above 1.
-    Program p;
-    while (p.values.size() < program_length(space)) {
-      std::vector<int64_t> opts = next_options(space, p.values);
-      size_t k = p.values.size(), pos = 0, slot = 0;
-      while (pos + space.slots[slot].arity <= k) pos += space.slots[slot++].arity;
-      if (space.slots[slot].kind == StepKind::Pad)
-        p.values.push_back(opts[1 + rng() % (opts.size() - 1)]);
-      else
-        p.values.push_back(opts[rng() % opts.size()]);
-    }
+    Program p = build_program(space, [&](const Slot& s, size_t, const std::vector<int64_t>& opts) {
+      return s.kind == StepKind::Pad ? opts[1 + rng() % (opts.size() - 1)]
+                                     : opts[rng() % opts.size()];
+    });
     ASSERT_TRUE(is_valid_program(space, p));
     LoweredTask t = lower_subgraph(sub);
     apply_program(t, space, p);
@@ -254,19 +262,14 @@ TEST(Space, SmallPaddedExtentsWithSixteenLanesComputeTheRightAnswer) {
     std::mt19937_64 rng(13);
     for (int i = 0; i < 12; i++) {
       // Pads forced above 1 and tiles forced whole (the largest option), the rest at random.
-      Program p;
-      while (p.values.size() < program_length(space)) {
-        std::vector<int64_t> opts = next_options(space, p.values);
-        size_t k = p.values.size(), pos = 0, slot = 0;
-        while (pos + space.slots[slot].arity <= k) pos += space.slots[slot++].arity;
-        const StepKind kind = space.slots[slot].kind;
-        if (kind == StepKind::Pad && opts.size() > 1)
-          p.values.push_back(opts[1 + rng() % (opts.size() - 1)]);
-        else if (kind == StepKind::Tile && k - pos == 1)
-          p.values.push_back(*std::max_element(opts.begin(), opts.end()));
-        else
-          p.values.push_back(opts[rng() % opts.size()]);
-      }
+      Program p =
+          build_program(space, [&](const Slot& s, size_t j, const std::vector<int64_t>& opts) {
+            if (s.kind == StepKind::Pad && opts.size() > 1)
+              return opts[1 + rng() % (opts.size() - 1)];
+            if (s.kind == StepKind::Tile && j == 1)
+              return *std::max_element(opts.begin(), opts.end());
+            return opts[rng() % opts.size()];
+          });
       ASSERT_TRUE(is_valid_program(space, p));
       Tensor got;
       if (!run_program(sub, space, p, inputs, &got)) continue;
@@ -380,7 +383,8 @@ TEST(Space, MatmulExpertsIncludeMlasLoopOverWeightsPackedOnce) {
       Tensor ref = interpret(task.sub.graph, inputs).at(0);
       EXPECT_LE(max_rel_violation(run_task(t, inputs), ref, 1e-3, 1e-3), 1.0);
     }
-    EXPECT_GE(mlas, 1) << "no expert with the accumulator tile at level 2 over a weight packed once";
+    EXPECT_GE(mlas, 1)
+        << "no expert with the accumulator tile at level 2 over a weight packed once";
   }
   EXPECT_GE(dense, 2);
 }
