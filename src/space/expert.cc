@@ -320,8 +320,10 @@ Target conv_target(int a, int r, int lanes) {
   return t;
 }
 
-// `l3_bytes`: the machine's last-level cache (which B matrices count as large).
-std::vector<Target> targets(const Roles& roles, const SpaceStage& st, int64_t l3_bytes) {
+// `l2_bytes`, `l3_bytes`: the machine's per-core L2 and last-level cache (which B matrices count
+// as large).
+std::vector<Target> targets(const Roles& roles, const SpaceStage& st, int64_t l2_bytes,
+                            int64_t l3_bytes) {
   // The size of a matrix product's B per batch, in bytes: the reduction by the vectorized var's
   // extent, 4-byte floats.
   int64_t b_bytes = 4 * st.extents[roles.v];
@@ -382,6 +384,21 @@ std::vector<Target> targets(const Roles& roles, const SpaceStage& st, int64_t l3
         t.kchunk = 256;
         t.panel = (int64_t)a * st.lanes;  // rows as the level-3 form's: 8 register blocks
         t.unroll = 32;
+        out.push_back(t);
+      }
+      // B larger than the L2: B's micro-panel pair (2 a vectors wide) copied once per S0 tile
+      // and read, K in long chunks (512, or the closest divisor: 384 of 768), by every row
+      // block of the tile (rows as above, 8 register blocks, the S1 tiles walking all the
+      // rows), so each element of B comes from memory once and then from L1/L2 -- the form of
+      // an 80-trial search's best program for GPT-2's 768 x 50257 logits on Intel (46-50 ms
+      // against 56-59 for the forms above, BENCHMARKS.md, session 41).
+      if (b_bytes > l2_bytes) {
+        t.level = 2;
+        t.pack_last = kPackS0;
+        t.kchunk = 512;
+        t.panel = (int64_t)a * st.lanes * 2;
+        t.unroll = 128;
+        t.pad_to_block = true;  // 50257 columns: padded to whole blocks of 2 or 4 vectors too
         out.push_back(t);
       }
     }
@@ -702,7 +719,8 @@ std::vector<Program> expert_programs(const TaskSpace& space, const HardwareInfo&
     return out;
   }
   const Roles roles = roles_of(space);
-  for (const Target& t : targets(roles, st, hw.l3_bytes)) add(Writer(space, hw, roles, t).write());
+  for (const Target& t : targets(roles, st, hw.l2_bytes, hw.l3_bytes))
+    add(Writer(space, hw, roles, t).write());
   if (roles.depthwise && st.extents[0] >= st.lanes)
     for (bool pad : {false, true})
       for (Target t : width_targets()) {

@@ -389,6 +389,49 @@ TEST(Space, MatmulExpertsIncludeMlasLoopOverWeightsPackedOnce) {
   EXPECT_GE(dense, 2);
 }
 
+// A matrix product whose weight is larger than the L2 gets, besides the forms above, experts
+// that copy the weight's panel once per S0 tile (Pack level 2, kPackS0 in space_internal.h) and
+// read it in long K chunks from every row block (expert.cc; GPT-2's logits); with an L2 that
+// holds the weight it gets none of them. They compute the right answer.
+TEST(Space, MatmulExpertsStreamWeightsLargerThanTheL2) {
+  constexpr int64_t kPackS0 = 2;
+  Graph g = hand_built_graphs().at(2);  // Gemm [24, 40] x [40, 48] + bias: B is 7,680 bytes
+  prepare_graph(g);
+  Subgraph sub = partition_graph(g).tasks.at(0).sub;
+  HardwareInfo hw = detect_hardware();
+  TaskSpace space = build_space(lower_subgraph(sub), hw);
+  ASSERT_EQ(space.rule, SpaceRule::TiledAnchor);
+  const int weight = (int)space.stages[space.anchor].operands.size() - 1;
+  auto streamed = [&](const Program& p) {
+    const int64_t* pack = nullptr;
+    size_t at = 0;
+    for (const Slot& s : space.slots) {
+      if (s.kind == StepKind::Pack && s.stage == space.anchor && s.var == weight)
+        pack = &p.values[at];
+      at += s.arity;
+    }
+    const int64_t* level = anchor_slot(space, p, StepKind::ComputeAt);
+    return pack && *pack == kPackS0 && level && *level == 2;
+  };
+  hw.l2_bytes = 1 << 20;
+  for (const Program& p : expert_programs(space, hw))
+    EXPECT_FALSE(streamed(p)) << program_str(space, p);
+  hw.l2_bytes = 4 << 10;
+  std::vector<Tensor> inputs = random_inputs(sub, 5);
+  Tensor ref = interpret(sub.graph, inputs).at(0);
+  int n = 0;
+  for (const Program& p : expert_programs(space, hw)) {
+    if (!streamed(p)) continue;
+    n++;
+    SCOPED_TRACE(program_str(space, p));
+    EXPECT_EQ(*anchor_slot(space, p, StepKind::Tile, 0, /*reduction=*/true), 40);  // whole K
+    Tensor got;
+    ASSERT_TRUE(run_program(sub, space, p, inputs, &got));
+    EXPECT_LE(max_rel_violation(got, ref, 1e-3, 1e-3), 1.0);
+  }
+  EXPECT_GE(n, 1);
+}
+
 // A convolution whose output rows hold a vector gets expert programs that compute it as a matrix
 // product along the width (the vectorized var is d0, NCHW's contiguous one), with the width
 // padded to a multiple of the column block when it has none (28); they are valid and right.
