@@ -50,6 +50,8 @@ struct Target {
   int r = 6;             // rows (row var) in the register block
   int h = 1;             // convolution: output rows (the var after the width) in the block too
   int64_t hrows = 1;     // convolution: output rows per S2 tile (the accumulator's tile at level 2)
+  int64_t acc_bytes = 0;  // > 0: instead, the most rows (a divisor of the height) whose
+                          // accumulators (a vectors by the width tile written) fit in this many bytes
   int64_t panel = 128;   // vectorized var per S2 tile (S2 x S3), in elements
   int64_t rows = 64;     // row var per S1 tile (S2 x S3)
   int64_t kchunk = 128;  // the innermost reduction dim's R1
@@ -99,6 +101,13 @@ int parallel_loops(const std::vector<int64_t>& extents, const std::vector<int64_
     if (prod >= 4 * (int64_t)std::max(1, cores)) break;
   }
   return cores <= 1 ? 0 : p;
+}
+
+int64_t largest_divisor_upto(int64_t n, int64_t cap) {
+  int64_t best = 1;
+  for (int64_t d = 1; d <= std::min(n, cap); d++)
+    if (n % d == 0) best = d;
+  return best;
 }
 
 class Writer {
@@ -187,8 +196,15 @@ class Writer {
       double s1 = t_.scalar ? std::max<double>(1, (double)e / (8 * s2)) : 1;
       return {s1, s2, (double)b};
     }
-    if (roles_.conv && var == roles_.u + 1 && var != roles_.v)
-      return {1, std::max<double>(1, (double)t_.hrows / (double)b), (double)b};
+    if (roles_.conv && var == roles_.u + 1 && var != roles_.v) {
+      int64_t hrows = t_.hrows;
+      if (t_.acc_bytes > 0) {  // the width's tile is written (d1 before d2)
+        const std::array<int64_t, 3>& w = tiles_[roles_.u];
+        const int64_t row_bytes = (int64_t)t_.a * block(roles_.v) * 4 * w[0] * w[1] * w[2];
+        hrows = largest_divisor_upto(e, std::max<int64_t>(1, t_.acc_bytes / row_bytes));
+      }
+      return {1, std::max<double>(1, (double)hrows / (double)b), (double)b};
+    }
     if (var == roles_.u) {
       double s2 = std::max<double>(1, (double)t_.rows / (double)b);
       // A matmul keeps all its rows in one S0 tile (the S1 tiles walk them); a convolution's
@@ -295,13 +311,6 @@ Roles width_roles(const SpaceStage& st) {
   r.v = 0;
   r.u = st.extents.size() > 1 && st.extents[1] > 1 ? 1 : -1;
   return r;
-}
-
-int64_t largest_divisor_upto(int64_t n, int64_t cap) {
-  int64_t best = 1;
-  for (int64_t d = 1; d <= std::min(n, cap); d++)
-    if (n % d == 0) best = d;
-  return best;
 }
 
 // Channels-innermost register blocks over output columns; the padded input packed per S0 tile,
@@ -554,7 +563,7 @@ std::vector<Target> nchwc_targets(const Roles& roles, const SpaceStage& st) {
     }
     out.push_back(t);
   }
-  // AVX2, dense with kernel taps (3x3, 7x7): MLAS's loop order as well. The accumulators of a
+  // Dense with kernel taps (3x3, 7x7): MLAS's loop order as well. The accumulators of a
   // tile of whole output rows (the register block walking it) live in L1 while the input channel
   // blocks are summed one or two at a time outside the walk, so each chunk of weights (4 blocks x
   // 9 taps x 8 x 8, 9 KiB) stays in L1 for every pixel of the tile instead of streaming from L2
@@ -565,24 +574,24 @@ std::vector<Target> nchwc_targets(const Roles& roles, const SpaceStage& st) {
   // Zen 3 the best of these ran 17 of the 18 3x3 convolutions of the training ResNet-18 @224 and
   // ResNet-50 @192 faster than the best of the blocks above (1.28x geomean, up to 1.9x), with
   // 4 x 3, 4 x 2 or 1 x 7 (BENCHMARKS.md, "MLAS's loop order"); 1x1 convolutions (nothing to
-  // pad, few weights) ran 7-12% slower without the copy, so they are left out.
+  // pad, few weights) ran 7-12% slower without the copy, so they are left out. On AVX-512 (4
+  // blocks x 9 taps x 16 x 16: 36 KiB of weights per input block, still an L1's worth on Intel)
+  // the best of these beat the best of the blocks above on 33 of 47 such tasks of the training
+  // CNNs at two threads on an Intel Xeon (geomean 1.04x, up to 1.32x; BENCHMARKS.md, session 42).
   const bool taps = st.rextents.size() == 4 && st.rextents[1] * st.rextents[2] > 1;
-  if (!roles.depthwise && taps && st.lanes < 16 && roles.u >= 0)
+  if (!roles.depthwise && taps && roles.u >= 0)
     for (const Block& b : blocks) {
       if (b.a == 2) continue;  // 2 x 6 and 2 x 7: never the fastest of these (18 tasks)
       for (int64_t chunk : {1, 2}) {
         // Without the copy the best of these ran 1.33x slower on a 28x28 layer.
         const int pack = chunk == 1 ? kPackR0 : kPackRoot;
-        const int64_t width = round_up(st.extents[roles.u], b.r);
-        const int64_t row_bytes = (int64_t)b.a * st.lanes * 4 * width;
         Target t;
         t.a = b.a;
         t.r = b.r;
         t.level = 2;
         t.panel = st.lanes;
-        t.rows = width;
-        t.hrows = largest_divisor_upto(st.extents[roles.u + 1],
-                                       std::max<int64_t>(1, (16 << 10) / row_bytes));
+        t.rows = round_up(st.extents[roles.u], b.r);
+        t.acc_bytes = 16 << 10;
         t.kchunk = chunk;
         t.pack_first = pack;
         t.pack_last = kPackNone;
