@@ -576,8 +576,9 @@ std::vector<Target> nchwc_targets(const Roles& roles, const SpaceStage& st) {
   // 4 x 3, 4 x 2 or 1 x 7 (BENCHMARKS.md, "MLAS's loop order"); 1x1 convolutions (nothing to
   // pad, few weights) ran 7-12% slower without the copy, so they are left out. On AVX-512 (4
   // blocks x 9 taps x 16 x 16: 36 KiB of weights per input block, still an L1's worth on Intel)
-  // the best of these beat the best of the blocks above on 33 of 47 such tasks of the training
-  // CNNs at two threads on an Intel Xeon (geomean 1.04x, up to 1.32x; BENCHMARKS.md, session 42).
+  // the best of these beat the best of the other experts on 34 of 47 such tasks of the training
+  // CNNs at two threads on an Intel Xeon (geomean 1.05x, up to 1.32x) and on 41 of 47 at one
+  // (1.09x, up to 1.38x), measured in one sitting (BENCHMARKS.md, session 42).
   const bool taps = st.rextents.size() == 4 && st.rextents[1] * st.rextents[2] > 1;
   if (!roles.depthwise && taps && roles.u >= 0)
     for (const Block& b : blocks) {
