@@ -399,8 +399,10 @@ std::vector<Target> targets(const Roles& roles, const SpaceStage& st, int64_t l2
       // and read, K in long chunks (512, or the closest divisor: 384 of 768), by every row
       // block of the tile (rows as above, 8 register blocks, the S1 tiles walking all the
       // rows), so each element of B comes from memory once and then from L1/L2 -- the form of
-      // an 80-trial search's best program for GPT-2's 768 x 50257 logits on Intel (46-50 ms
-      // against 56-59 for the forms above, BENCHMARKS.md, session 41).
+      // an 80-trial search's best program for GPT-2's 768 x 50257 logits on Intel (session 41).
+      // In one sitting there (BENCHMARKS.md, session 42): 36 ms against the forms above's 47 on
+      // those logits, 1.13-1.36x faster on every training LM head, slower on the 2-9 MB layers
+      // of BERT, GPT-2 and LLaMA (the ranker leaves it there).
       if (b_bytes > l2_bytes) {
         t.level = 2;
         t.pack_last = kPackS0;
