@@ -49,9 +49,9 @@ struct Target {
   int a = 2;             // vectors of the vectorized var in the register block
   int r = 6;             // rows (row var) in the register block
   int h = 1;             // convolution: output rows (the var after the width) in the block too
-  int64_t hrows = 1;     // convolution: output rows per S2 tile (the accumulator's tile at level 2)
-  int64_t acc_bytes = 0;  // > 0: instead, the most rows (a divisor of the height) whose
-                          // accumulators (a vectors by the width tile written) fit in this many bytes
+  int64_t acc_bytes = 0;  // convolution, > 0: the S2 tile (the accumulator's at level 2) takes
+                          // the most output rows (a divisor of the height) whose accumulators (a
+                          // vectors by the width tile written) fit in this many bytes; else 1 row
   int64_t panel = 128;   // vectorized var per S2 tile (S2 x S3), in elements
   int64_t rows = 64;     // row var per S1 tile (S2 x S3)
   int64_t kchunk = 128;  // the innermost reduction dim's R1
@@ -197,7 +197,7 @@ class Writer {
       return {s1, s2, (double)b};
     }
     if (roles_.conv && var == roles_.u + 1 && var != roles_.v) {
-      int64_t hrows = t_.hrows;
+      int64_t hrows = 1;
       if (t_.acc_bytes > 0) {  // the width's tile is written (d1 before d2)
         const std::array<int64_t, 3>& w = tiles_[roles_.u];
         const int64_t row_bytes = (int64_t)t_.a * block(roles_.v) * 4 * w[0] * w[1] * w[2];

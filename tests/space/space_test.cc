@@ -403,13 +403,7 @@ TEST(Space, MatmulExpertsStreamWeightsLargerThanTheL2) {
   ASSERT_EQ(space.rule, SpaceRule::TiledAnchor);
   const int weight = (int)space.stages[space.anchor].operands.size() - 1;
   auto streamed = [&](const Program& p) {
-    const int64_t* pack = nullptr;
-    size_t at = 0;
-    for (const Slot& s : space.slots) {
-      if (s.kind == StepKind::Pack && s.stage == space.anchor && s.var == weight)
-        pack = &p.values[at];
-      at += s.arity;
-    }
+    const int64_t* pack = anchor_slot(space, p, StepKind::Pack, weight);
     const int64_t* level = anchor_slot(space, p, StepKind::ComputeAt);
     return pack && *pack == kPackS0 && level && *level == 2;
   };
