@@ -55,6 +55,7 @@ struct Target {
   int64_t panel = 128;   // vectorized var per S2 tile (S2 x S3), in elements
   int64_t rows = 64;     // row var per S1 tile (S2 x S3)
   int64_t kchunk = 128;  // the innermost reduction dim's R1
+  std::vector<int64_t> rchunk;  // if set, per rdom dim: its R1 (0: whole); replaces kchunk
   int level = 2;         // ComputeAt
   int pack_first = kPackNone, pack_last = kPackS2;
   int64_t unroll = 32;
@@ -247,6 +248,10 @@ class Writer {
 
   double rtile_target(const Slot& s) const {
     const SpaceStage& st = space_.stages[space_.anchor];
+    if (!t_.rchunk.empty()) {
+      const int64_t c = t_.rchunk.at(s.var);
+      return c > 0 ? (double)c : (double)s.extent;
+    }
     // The innermost-stored reduction dim is the last one (ci of a conv, k of a matmul) in rdom
     // order; kernel taps stay whole in R1.
     const bool chunked = s.var + 1 == (int)st.rextents.size();
@@ -602,6 +607,64 @@ std::vector<Target> nchwc_targets(const Roles& roles, const SpaceStage& st) {
         out.push_back(t);
       }
     }
+  // AVX-512, dense: the block lanes' reduction (16 input channels of a block) in chunks, so
+  // that the chunk's loop is unrolled with the register block (S3 x R1 within the unroll limit
+  // of 128: 4 x 6 x 16 is not, 4 x 6 x 4 is) and each weight vector and broadcast input is a
+  // constant offset. 64-trial searches of ResNet-50's losing layers on Intel found programs
+  // 8-20% faster than every other expert with this form (BENCHMARKS.md, session 42, "A short
+  // search finds what the experts lack"): 2 x 7 with chunks of 8 on the 3x3 256 @ 14x14,
+  // 1 x 14 with 4 or 8 on the flattened 1x1 256 -> 1024, 4 x 6 with 2 and the input blocks
+  // outside the block on the flattened 1x1 1024 -> 256. The accumulator per register block.
+  // On the dense blocked convolutions of the nine blocked training CNNs (204 tasks, every
+  // expert measured in one sitting on Intel, BENCHMARKS.md session 43) one of these was the
+  // fastest expert of 125 at two threads and 129 at one; adding them makes the best expert
+  // 3-4% faster in the geometric mean, up to 1.25x.
+  if (!roles.depthwise && st.lanes >= 16 && st.rextents.size() == 4) {
+    const int64_t lanes = st.rextents[0];
+    std::vector<Block> cblocks = blocks;
+    cblocks.push_back({2, 7, 1});
+    cblocks.push_back({4, 4, 1});
+    for (const Block& b : cblocks) {
+      int64_t c = 1;
+      while (c * 2 < lanes && lanes % (c * 2) == 0 && b.a * b.r * c * 2 <= 128) c *= 2;
+      if (c <= 1) continue;
+      Target t;
+      t.a = b.a;
+      t.r = b.r;
+      t.level = 3;
+      t.panel = st.lanes;
+      t.rows = (int64_t)b.r * 8;
+      t.rchunk = {c, 0, 0, 0};
+      t.pack_first = kPackNone;
+      t.pack_last = kPackNone;
+      t.unroll = 128;
+      out.push_back(t);
+      if (b.a == 4 && b.r == 6) {  // the 1x1 1024 -> 256's form: input blocks outside, chunks of 2
+        t.rchunk = {2, 0, 0, 1};
+        out.push_back(t);
+      }
+    }
+    // With taps: the tap loops outside the channel reduction and the register blocks walking
+    // the accumulator tile of whole rows (as MLAS's loop order above, but each tap's weights of
+    // all input blocks per walk), the padded input copied per S0 tile: the 3x3 128 @ 28x28's
+    // best program at two threads (4 x 4). (With the lanes in chunks of 2 as well, its best
+    // form at one thread, it was never the fastest on the training ResNets.)
+    if (taps && roles.u >= 0)
+      for (const Block& b : std::vector<Block>{{4, 4, 1}, {4, 6, 1}}) {
+        Target t;
+        t.a = b.a;
+        t.r = b.r;
+        t.level = 2;
+        t.panel = st.lanes;
+        t.rows = round_up(st.extents[roles.u], b.r);
+        t.acc_bytes = 16 << 10;
+        t.rchunk = {0, 1, 1, 0};
+        t.pack_first = kPackS0;
+        t.pack_last = kPackNone;
+        t.unroll = 128;
+        out.push_back(t);
+      }
+  }
   return out;
 }
 

@@ -39,15 +39,64 @@ std::vector<float> group_labels(const RankerGroup& g) {
   return y;
 }
 
+// Sittings. The same programs on the same kind of machine run 2-25% faster or slower from one
+// sitting to the next (BENCHMARKS.md), so a program measured only in a slow sitting would look
+// worse than one measured in a fast one. Within a group, measurements more than kSittingGapMs
+// apart belong to different sittings; going from the latest sitting back, each older one's
+// latencies are scaled by the geometric mean ratio (later / older) over the programs measured in
+// both, when at least kSittingBridge were (else left as they are); a program's latency is then
+// its best scaled median.
+constexpr int64_t kSittingGapMs = 15 * 60 * 1000;
+constexpr size_t kSittingBridge = 3;
+
+std::map<std::string, double> calibrated_best(
+    const std::map<std::string, std::vector<std::pair<int64_t, double>>>& meas) {
+  std::vector<std::pair<int64_t, const std::string*>> all;  // (time, sentence)
+  for (const auto& [sentence, ms] : meas)
+    for (const auto& [t, m] : ms) all.push_back({t, &sentence});
+  std::sort(all.begin(), all.end());
+  std::vector<int64_t> starts;  // each sitting's first timestamp
+  for (size_t i = 0; i < all.size(); i++)
+    if (i == 0 || all[i].first - all[i - 1].first > kSittingGapMs) starts.push_back(all[i].first);
+  auto sitting_of = [&](int64_t t) {
+    return (int)(std::upper_bound(starts.begin(), starts.end(), t) - starts.begin()) - 1;
+  };
+  std::map<std::string, double> best;  // calibrated, over the sittings done so far
+  for (int s = (int)starts.size() - 1; s >= 0; s--) {
+    std::map<std::string, double> here;  // this sitting's best per program
+    for (const auto& [sentence, ms] : meas)
+      for (const auto& [t, m] : ms)
+        if (sitting_of(t) == s) {
+          auto it = here.find(sentence);
+          if (it == here.end() || m < it->second) here[sentence] = m;
+        }
+    double log_sum = 0;
+    size_t bridge = 0;
+    for (const auto& [sentence, m] : here)
+      if (auto it = best.find(sentence); it != best.end()) {
+        log_sum += std::log(it->second / m);
+        bridge++;
+      }
+    const double scale = bridge >= kSittingBridge ? std::exp(log_sum / (double)bridge) : 1.0;
+    for (const auto& [sentence, m] : here) {
+      auto it = best.find(sentence);
+      if (it == best.end() || m * scale < it->second) best[sentence] = m * scale;
+    }
+  }
+  return best;
+}
+
 }  // namespace
 
 RankerData ranker_data(const std::vector<MeasureRecord>& records,
                        const std::set<std::string>& exclude_tasks) {
   RankerData d;
-  // Per (task, machine), per distinct sentence: its best median (0 while only failures).
+  // Per (task, machine), per distinct sentence: its valid measurements (time, median); its
+  // latency is the best after calibrating the sittings (0 while only failures).
   struct Acc {
     std::string kind;
     std::vector<std::string> order;
+    std::map<std::string, std::vector<std::pair<int64_t, double>>> meas;
     std::map<std::string, double> best;
   };
   std::map<std::pair<std::string, std::string>, Acc> acc;
@@ -63,15 +112,15 @@ RankerData ranker_data(const std::vector<MeasureRecord>& records,
     }
     Acc& a = acc[{r.task_key, r.hardware}];
     a.kind = r.task_kind;
-    auto it = a.best.find(r.sentence);
-    const double m = r.ok() && r.median_s > 0 && std::isfinite(r.median_s) ? r.median_s : 0;
-    if (it == a.best.end()) {
+    auto it = a.meas.find(r.sentence);
+    if (it == a.meas.end()) {
       a.order.push_back(r.sentence);
-      a.best[r.sentence] = m;
-    } else if (m > 0 && (it->second == 0 || m < it->second)) {
-      it->second = m;
+      it = a.meas.emplace(r.sentence, std::vector<std::pair<int64_t, double>>{}).first;
     }
+    if (r.ok() && r.median_s > 0 && std::isfinite(r.median_s))
+      it->second.push_back({r.timestamp_ms, r.median_s});
   }
+  for (auto& [key, a] : acc) a.best = calibrated_best(a.meas);
   for (auto& [key, a] : acc) {
     // The space comes from the group's first sentence that parses (markers and foreign text do
     // not); every other sentence must be a program of the same task and machine.

@@ -9,7 +9,9 @@
 //                                   their best median; error records kept as failures (label
 //                                   0), autoscheduler markers and excluded (held-out) tasks
 //                                   skipped. Latencies of different machines are never compared:
-//                                   labels are relative within a group.
+//                                   labels are relative within a group. Sittings of one machine
+//                                   (measurements > 15 min apart) are scaled to the latest by the
+//                                   programs they share (a machine's speed drifts between them).
 //   Ranker::train(groups, o)        XGBoost, pairwise ranking within each group (rank:pairwise;
 //                                   labels best / median in (0, 1], failures 0)
 //   Ranker::save / Ranker::load     XGBoost's JSON model with our attributes (format, features

@@ -582,7 +582,9 @@ TEST(Space, BlockedConvolutionExpertsSumInputBlocksOutsideTheRowWalk) {
           }
           at += s.arity;
         }
-        if (level != 2) continue;
+        // The taps outside the channel reduction (AVX-512's other level-2 form, tested below).
+        const int64_t* at_tap = anchor_slot(space, p, StepKind::Tile, 1, /*reduction=*/true);
+        if (level != 2 || (taps && at_tap && *at_tap == 1)) continue;
         mlas_order++;
         three_pixels += width[2] == 3;
         EXPECT_EQ(width[0] * width[1] * width[2], (st.extents[1] + pad - 1) / pad * pad)
@@ -604,6 +606,58 @@ TEST(Space, BlockedConvolutionExpertsSumInputBlocksOutsideTheRowWalk) {
     }
     EXPECT_GE(with_taps, 5);
     EXPECT_GE(without, 3);
+  }
+}
+
+// AVX-512's other blocked-conv experts (expert.cc, nchwc_targets): the block lanes' reduction
+// in chunks whose loop is unrolled with the register block (accumulators x chunk within the
+// unroll limit of 128, the accumulator per register block), one of them with the input blocks
+// outside it (R1 of 1); with taps, the tap loops outside the channel reduction (R1 of 1 each,
+// the input blocks whole) with the padded input copied per S0 tile. None on AVX2.
+TEST(Space, Avx512BlockedConvExpertsChunkTheBlockLanes) {
+  for (const char* key : kAvx2AndAvx512) {
+    const HardwareInfo hw = parse_hardware_key(key);
+    SCOPED_TRACE(key);
+    const bool avx2 = hw.vector_bits == 256;
+    int dense = 0;
+    for (const BlockedConv& c : resnet18_blocked_convs(hw)) {
+      const TaskSpace& space = c.space;
+      const SpaceStage& st = space.stages[space.anchor];
+      if (st.rextents.size() != 4) continue;  // depthwise: taps only
+      SCOPED_TRACE(c.name);
+      dense++;
+      const bool taps = st.rextents[1] * st.rextents[2] > 1;
+      int chunked = 0, inputs_out = 0, taps_out = 0;
+      for (const Program& p : expert_programs(space, hw)) {
+        const int64_t level = *anchor_slot(space, p, StepKind::ComputeAt);
+        const int64_t lanes = *anchor_slot(space, p, StepKind::Tile, 0, /*reduction=*/true);
+        const int64_t* tap = anchor_slot(space, p, StepKind::Tile, 1, /*reduction=*/true);
+        const int64_t* inputs = anchor_slot(space, p, StepKind::Tile, 3, /*reduction=*/true);
+        int64_t acc = 1;
+        for (int var = 1; var <= 3; var++) acc *= std::max<int64_t>(1, anchor_tile(space, p, var)[2]);
+        if (lanes < st.rextents[0]) {
+          chunked++;
+          EXPECT_EQ(level, 3) << program_str(space, p);
+          EXPECT_LE(acc * lanes, 128) << program_str(space, p);
+          inputs_out += inputs && *inputs == 1 && lanes == 2;
+        }
+        if (taps && level == 2 && tap && *tap == 1) {
+          taps_out++;
+          EXPECT_EQ(*anchor_slot(space, p, StepKind::Tile, 2, /*reduction=*/true), 1);
+          EXPECT_EQ(*inputs, st.rextents[3]) << program_str(space, p);
+          EXPECT_EQ(*anchor_slot(space, p, StepKind::Pack, 0), 2) << program_str(space, p);  // S0
+        }
+      }
+      if (avx2) {
+        EXPECT_EQ(chunked + taps_out, 0);
+      } else {
+        EXPECT_GE(chunked, 3);
+        EXPECT_GE(inputs_out, 1);
+        EXPECT_GE(taps_out, taps ? 1 : 0);
+        if (!taps) EXPECT_EQ(taps_out, 0);
+      }
+    }
+    EXPECT_GE(dense, 8);
   }
 }
 

@@ -1,6 +1,7 @@
 // The zero-shot ranker (tune/ranker.h): cross-task features have one length for every task and
 // machine; records become per-(task, machine) groups (distinct programs, best median, failures
-// kept as 0, held-out tasks and foreign sentences left out); a ranker trained on groups whose
+// kept as 0, held-out tasks and foreign sentences left out), an older sitting's latencies scaled
+// by the programs it shares with a newer one; a ranker trained on groups whose
 // speed follows a known rule learns it for a task it never saw; it saves and loads with the same
 // scores and refuses damaged or foreign files; the "ranker" zero-shot mode puts the ranker's
 // favourite first, and at two threads a blocked convolution's row-split variant before it when
@@ -132,6 +133,58 @@ TEST(Ranker, RecordsBecomeGroupsOfDistinctPrograms) {
     EXPECT_EQ(g.x[i].size(), (size_t)kCrossTaskFeatures);
     if (g.sentences[i] == recs[6].sentence && recs[6].sentence != recs[0].sentence) {
       EXPECT_EQ(g.median_s[i], 0) << "the error record is a failure";
+    }
+  }
+}
+
+// Two sittings of one machine, the older 10% faster: the programs measured in both scale the
+// older sitting's latencies to the newer one's, so a program measured only in the newer sitting
+// is compared at the same speed (faster than B here, which the raw times would invert), and one
+// measured only in the older sitting is scaled too. Fewer than three shared programs: no scaling.
+TEST(Ranker, SittingsAreScaledByTheProgramsTheyShare) {
+  const HardwareInfo hw = avx512();
+  auto mm = make_task_harness(only_task(matmul_graph()), hw, "unit");
+  std::vector<MeasureRecord> base = fake_records(*mm, 40, 5);
+  std::vector<std::string> distinct;
+  for (const MeasureRecord& r : base)
+    if (r.ok() && std::find(distinct.begin(), distinct.end(), r.sentence) == distinct.end())
+      distinct.push_back(r.sentence);
+  ASSERT_GE(distinct.size(), 5u);
+  const int64_t t0 = 1'790'000'000'000, t1 = t0 + 2 * 3600 * 1000;  // two hours apart
+  auto rec = [&](int i, int64_t t, double ms) {
+    MeasureRecord r = base[0];
+    r.sentence = distinct[i];
+    r.timestamp_ms = t;
+    r.median_s = ms * 1e-3;
+    r.latencies_s = {r.median_s};
+    return r;
+  };
+  auto median_of = [](const RankerGroup& g, const std::string& s) {
+    for (size_t i = 0; i < g.sentences.size(); i++)
+      if (g.sentences[i] == s) return g.median_s[i];
+    return -1.0;
+  };
+  for (int shared : {3, 2}) {
+    SCOPED_TRACE(shared);
+    std::vector<MeasureRecord> recs;
+    // Older sitting: A, B, C (and D only here) at 1.0, 1.1, 1.2, 1.3 ms.
+    for (int i = 0; i < 4; i++) recs.push_back(rec(i, t0 + i * 1000, 1.0 + 0.1 * i));
+    // Newer sitting, 10% slower: the shared ones again, and E (only here) at 1.155 ms.
+    for (int i = 0; i < shared; i++) recs.push_back(rec(i, t1 + i * 1000, 1.1 * (1.0 + 0.1 * i)));
+    recs.push_back(rec(4, t1 + 9000, 1.155));
+    RankerData d = ranker_data(recs, {});
+    ASSERT_EQ(d.groups.size(), 1u);
+    const RankerGroup& g = d.groups[0];
+    const double b = median_of(g, distinct[1]), dd = median_of(g, distinct[3]),
+                 e = median_of(g, distinct[4]);
+    EXPECT_DOUBLE_EQ(e, 1.155e-3);
+    if (shared == 3) {
+      EXPECT_NEAR(b, 1.21e-3, 1e-9);
+      EXPECT_NEAR(dd, 1.43e-3, 1e-9);
+      EXPECT_LT(e, b);
+    } else {
+      EXPECT_NEAR(b, 1.1e-3, 1e-9);  // the older sitting's own time: too few programs shared
+      EXPECT_NEAR(dd, 1.3e-3, 1e-9);
     }
   }
 }
