@@ -534,6 +534,22 @@ Roles nchwc_roles(const SpaceStage& st) {
 // (BENCHMARKS.md, "MLAS's block on AVX2");
 // 2 x 7 keeps an exact block for the widths of 7, and 1 x 12 becomes 1 x 7 there, the fastest
 // block of GoogLeNet's four 7-wide dense layers (1.04-1.9x ahead of 2 x 7 and 4 x 1).
+// A level-2 target whose register blocks walk an accumulator tile of whole output rows (as many
+// as keep it within 16 KiB), nothing packed yet (MLAS's loop order and the taps-outside form).
+Target row_walk_target(int a, int r, const Roles& roles, const SpaceStage& st) {
+  Target t;
+  t.a = a;
+  t.r = r;
+  t.level = 2;
+  t.panel = st.lanes;
+  t.rows = round_up(st.extents[roles.u], r);
+  t.acc_bytes = 16 << 10;
+  t.pack_first = kPackNone;
+  t.pack_last = kPackNone;
+  t.unroll = 128;
+  return t;
+}
+
 std::vector<Target> nchwc_targets(const Roles& roles, const SpaceStage& st) {
   struct Block {
     int a, r, h;
@@ -592,18 +608,9 @@ std::vector<Target> nchwc_targets(const Roles& roles, const SpaceStage& st) {
       if (b.a == 2) continue;  // 2 x 6 and 2 x 7: never the fastest of these (18 tasks)
       for (int64_t chunk : {1, 2}) {
         // Without the copy the best of these ran 1.33x slower on a 28x28 layer.
-        const int pack = chunk == 1 ? kPackR0 : kPackRoot;
-        Target t;
-        t.a = b.a;
-        t.r = b.r;
-        t.level = 2;
-        t.panel = st.lanes;
-        t.rows = round_up(st.extents[roles.u], b.r);
-        t.acc_bytes = 16 << 10;
+        Target t = row_walk_target(b.a, b.r, roles, st);
         t.kchunk = chunk;
-        t.pack_first = pack;
-        t.pack_last = kPackNone;
-        t.unroll = 128;
+        t.pack_first = chunk == 1 ? kPackR0 : kPackRoot;
         out.push_back(t);
       }
     }
@@ -651,17 +658,9 @@ std::vector<Target> nchwc_targets(const Roles& roles, const SpaceStage& st) {
     // form at one thread, it was never the fastest on the training ResNets.)
     if (taps && roles.u >= 0)
       for (const Block& b : std::vector<Block>{{4, 4, 1}, {4, 6, 1}}) {
-        Target t;
-        t.a = b.a;
-        t.r = b.r;
-        t.level = 2;
-        t.panel = st.lanes;
-        t.rows = round_up(st.extents[roles.u], b.r);
-        t.acc_bytes = 16 << 10;
+        Target t = row_walk_target(b.a, b.r, roles, st);
         t.rchunk = {0, 1, 1, 0};
         t.pack_first = kPackS0;
-        t.pack_last = kPackNone;
-        t.unroll = 128;
         out.push_back(t);
       }
   }

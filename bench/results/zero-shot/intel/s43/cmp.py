@@ -1,21 +1,13 @@
 # Session 43: best new-form vs best old-form expert per task (same-sitting records).
 # python3 cmp.py RECORDS.jsonl... ; the forms are named by form() (lc<c>: block lanes in chunks of c).
-import json,sys,re,collections,math
-def form(s):
-    g=lambda pat: re.search(pat,s)
-    r0=g(r'convnchwc\.r0 16 -> (\d+)'); lvl=int(g(r'compute_at \S+ -> (\d)').group(1))
-    r1=g(r'convnchwc\.r1 (\d+) -> (\d+)'); r3=g(r'convnchwc\.r3 (\d+) -> (\d+)')
-    c=int(r0.group(1)) if r0 else 16
-    if lvl==3 and c<16:
-        return 'lc_in' if r3 and r3.group(2)=='1' else 'lc%d'%c
-    if lvl==2 and r1 and r1.group(1)!='1' and r1.group(2)=='1':
-        return 'taps' if c==16 else 'taps_lc'
-    return 'old'
+import json,sys,os,re,collections,math
+sys.path.insert(0,os.path.dirname(os.path.abspath(__file__)))
+from cmpforms import form
 by=collections.defaultdict(lambda: collections.defaultdict(list))
 for f in sys.argv[1:]:
     for l in open(f):
         r=json.loads(l)
-        if r.get('error'): continue
+        if r.get('error') or 'ConvNchwc' not in r['sentence']: continue
         th=re.search(r'cores=(\d)',r['hardware']).group(1)
         k=(th, r['workload'].split('@')[0], r['task_key'])
         by[k][form(r['sentence'])].append(r['median_s'])

@@ -1,3 +1,4 @@
+# form(sentence): the session-43 expert form of a blocked-conv program (old, lc<c>, lc_in, taps, taps_lc).
 import json,sys,re,collections,math
 def form(s):
     g=lambda pat: re.search(pat,s)
