@@ -521,19 +521,27 @@ Roles nchwc_roles(const SpaceStage& st) {
   return r;
 }
 
-// Register blocks of a channel blocks x r pixels (x h rows for depthwise, whose windows overlap
-// along the height too): a*r*h accumulators within the register file (32 zmm, 16 ymm) beside
-// the broadcast input values and the weight vectors; r = 7 and 14 divide every width of the
-// usual CNNs (112, 56, 28, 14, 7). The reduction whole inside the block (block lanes, taps,
-// input blocks), unrolled up to the largest limit offered (128); depthwise blocks also unrolled to
-// 32, dense ones also with the accumulator at the register block.
-// AVX2: MLAS's NCHWc kernel shape first, 4 channel blocks x 3 pixels (each broadcast input value
-// feeds 4 FMAs, each weight vector 3), then 4 x 2: on Zen 3 the better of the two ran eight
-// dense convolutions of the training ResNet-50 @192 1.02-1.67x faster than the 2 x 6 block
-// (1.3x or more on seven), 4 x 2 best on the stem (3 input channels, 7 x 7 stride 2 at 96 x 96)
-// (BENCHMARKS.md, "MLAS's block on AVX2");
-// 2 x 7 keeps an exact block for the widths of 7, and 1 x 12 becomes 1 x 7 there, the fastest
-// block of GoogLeNet's four 7-wide dense layers (1.04-1.9x ahead of 2 x 7 and 4 x 1).
+struct Block {
+  int a, r, h;  // channel blocks x pixels x rows
+};
+
+// A register block of b's channel blocks x pixels (x rows) with the accumulator per S1 tile
+// (level 1), the whole reduction inside it, nothing packed, unrolled up to 128.
+Target block_target(const Block& b, const SpaceStage& st) {
+  Target t;
+  t.a = b.a;
+  t.r = b.r;
+  t.h = b.h;
+  t.level = 1;
+  t.panel = st.lanes;
+  t.rows = (int64_t)b.r * 8;
+  t.kchunk = int64_t{1} << 20;
+  t.pack_first = kPackNone;
+  t.pack_last = kPackNone;
+  t.unroll = 128;
+  return t;
+}
+
 // A level-2 target whose register blocks walk an accumulator tile of whole output rows (as many
 // as keep it within 16 KiB), nothing packed yet (MLAS's loop order and the taps-outside form).
 Target row_walk_target(int a, int r, const Roles& roles, const SpaceStage& st) {
@@ -550,10 +558,20 @@ Target row_walk_target(int a, int r, const Roles& roles, const SpaceStage& st) {
   return t;
 }
 
+// Register blocks of a channel blocks x r pixels (x h rows for depthwise, whose windows overlap
+// along the height too): a*r*h accumulators within the register file (32 zmm, 16 ymm) beside
+// the broadcast input values and the weight vectors; r = 7 and 14 divide every width of the
+// usual CNNs (112, 56, 28, 14, 7). The reduction whole inside the block (block lanes, taps,
+// input blocks), unrolled up to the largest limit offered (128); depthwise blocks also unrolled to
+// 32, dense ones also with the accumulator at the register block.
+// AVX2: MLAS's NCHWc kernel shape first, 4 channel blocks x 3 pixels (each broadcast input value
+// feeds 4 FMAs, each weight vector 3), then 4 x 2: on Zen 3 the better of the two ran eight
+// dense convolutions of the training ResNet-50 @192 1.02-1.67x faster than the 2 x 6 block
+// (1.3x or more on seven), 4 x 2 best on the stem (3 input channels, 7 x 7 stride 2 at 96 x 96)
+// (BENCHMARKS.md, "MLAS's block on AVX2");
+// 2 x 7 keeps an exact block for the widths of 7, and 1 x 12 becomes 1 x 7 there, the fastest
+// block of GoogLeNet's four 7-wide dense layers (1.04-1.9x ahead of 2 x 7 and 4 x 1).
 std::vector<Target> nchwc_targets(const Roles& roles, const SpaceStage& st) {
-  struct Block {
-    int a, r, h;
-  };
   std::vector<Block> blocks;
   if (roles.depthwise)
     blocks = {{1, 7, 2}, {1, 14, 1}, {2, 7, 1}, {1, 8, 2}};
@@ -563,17 +581,7 @@ std::vector<Target> nchwc_targets(const Roles& roles, const SpaceStage& st) {
     blocks = {{4, 3, 1}, {4, 2, 1}, {2, 6, 1}, {2, 7, 1}, {1, 12, 1}};
   std::vector<Target> out;
   for (const Block& b : blocks) {
-    Target t;
-    t.a = b.a;
-    t.r = b.r;
-    t.h = b.h;
-    t.level = 1;
-    t.panel = st.lanes;
-    t.rows = (int64_t)b.r * 8;
-    t.kchunk = int64_t{1} << 20;
-    t.pack_first = kPackNone;
-    t.pack_last = kPackNone;
-    t.unroll = 128;
+    Target t = block_target(b, st);
     out.push_back(t);
     if (roles.depthwise) {
       t.unroll = 32;
@@ -635,16 +643,9 @@ std::vector<Target> nchwc_targets(const Roles& roles, const SpaceStage& st) {
       int64_t c = 1;
       while (c * 2 < lanes && lanes % (c * 2) == 0 && b.a * b.r * c * 2 <= 128) c *= 2;
       if (c <= 1) continue;
-      Target t;
-      t.a = b.a;
-      t.r = b.r;
+      Target t = block_target(b, st);
       t.level = 3;
-      t.panel = st.lanes;
-      t.rows = (int64_t)b.r * 8;
       t.rchunk = {c, 0, 0, 0};
-      t.pack_first = kPackNone;
-      t.pack_last = kPackNone;
-      t.unroll = 128;
       out.push_back(t);
       if (b.a == 4 && b.r == 6) {  // the 1x1 1024 -> 256's form: input blocks outside, chunks of 2
         t.rchunk = {2, 0, 0, 1};

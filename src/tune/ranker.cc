@@ -51,36 +51,34 @@ constexpr size_t kSittingBridge = 3;
 
 std::map<std::string, double> calibrated_best(
     const std::map<std::string, std::vector<std::pair<int64_t, double>>>& meas) {
-  std::vector<std::pair<int64_t, const std::string*>> all;  // (time, sentence)
+  std::vector<int64_t> times;
   for (const auto& [sentence, ms] : meas)
-    for (const auto& [t, m] : ms) all.push_back({t, &sentence});
-  std::sort(all.begin(), all.end());
+    for (const auto& [t, m] : ms) times.push_back(t);
+  std::sort(times.begin(), times.end());
   std::vector<int64_t> starts;  // each sitting's first timestamp
-  for (size_t i = 0; i < all.size(); i++)
-    if (i == 0 || all[i].first - all[i - 1].first > kSittingGapMs) starts.push_back(all[i].first);
-  auto sitting_of = [&](int64_t t) {
-    return (int)(std::upper_bound(starts.begin(), starts.end(), t) - starts.begin()) - 1;
-  };
+  for (size_t i = 0; i < times.size(); i++)
+    if (i == 0 || times[i] - times[i - 1] > kSittingGapMs) starts.push_back(times[i]);
+  // Each sitting's best per program, in one pass.
+  std::vector<std::map<std::string, double>> sittings(starts.size());
+  for (const auto& [sentence, ms] : meas)
+    for (const auto& [t, m] : ms) {
+      const size_t s = std::upper_bound(starts.begin(), starts.end(), t) - starts.begin() - 1;
+      auto [it, fresh] = sittings[s].emplace(sentence, m);
+      if (!fresh) it->second = std::min(it->second, m);
+    }
   std::map<std::string, double> best;  // calibrated, over the sittings done so far
-  for (int s = (int)starts.size() - 1; s >= 0; s--) {
-    std::map<std::string, double> here;  // this sitting's best per program
-    for (const auto& [sentence, ms] : meas)
-      for (const auto& [t, m] : ms)
-        if (sitting_of(t) == s) {
-          auto it = here.find(sentence);
-          if (it == here.end() || m < it->second) here[sentence] = m;
-        }
+  for (auto here = sittings.rbegin(); here != sittings.rend(); ++here) {
     double log_sum = 0;
     size_t bridge = 0;
-    for (const auto& [sentence, m] : here)
+    for (const auto& [sentence, m] : *here)
       if (auto it = best.find(sentence); it != best.end()) {
         log_sum += std::log(it->second / m);
         bridge++;
       }
     const double scale = bridge >= kSittingBridge ? std::exp(log_sum / (double)bridge) : 1.0;
-    for (const auto& [sentence, m] : here) {
-      auto it = best.find(sentence);
-      if (it == best.end() || m * scale < it->second) best[sentence] = m * scale;
+    for (const auto& [sentence, m] : *here) {
+      auto [it, fresh] = best.emplace(sentence, m * scale);
+      if (!fresh) it->second = std::min(it->second, m * scale);
     }
   }
   return best;

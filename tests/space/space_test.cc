@@ -18,6 +18,9 @@ using V = std::vector<int64_t>;
 const char* const kAvx2AndAvx512[] = {"isa=avx2,cores=2,vec=8,l1=32k,l2=512k,l3=32m",
                                       "isa=avx512,cores=2,vec=16,l1=32k,l2=1m,l3=32m"};
 
+// A Pack slot's value for "a copy per S0 tile" (kPackS0 in space_internal.h).
+constexpr int64_t kPackS0 = 2;
+
 // ResNet-18's channel-blocked convolutions on `hw` (blocked by its vector lanes) whose space
 // tiles the anchor, each with a name for traces and its subgraph. At 224 its widths are 112, 56,
 // 28, 14 and 7.
@@ -394,7 +397,6 @@ TEST(Space, MatmulExpertsIncludeMlasLoopOverWeightsPackedOnce) {
 // read it in long K chunks from every row block (expert.cc; GPT-2's logits); with an L2 that
 // holds the weight it gets none of them. They compute the right answer.
 TEST(Space, MatmulExpertsStreamWeightsLargerThanTheL2) {
-  constexpr int64_t kPackS0 = 2;
   Graph g = hand_built_graphs().at(2);  // Gemm [24, 40] x [40, 48] + bias: B is 7,680 bytes
   prepare_graph(g);
   Subgraph sub = partition_graph(g).tasks.at(0).sub;
@@ -645,7 +647,7 @@ TEST(Space, Avx512BlockedConvExpertsChunkTheBlockLanes) {
           taps_out++;
           EXPECT_EQ(*anchor_slot(space, p, StepKind::Tile, 2, /*reduction=*/true), 1);
           EXPECT_EQ(*inputs, st.rextents[3]) << program_str(space, p);
-          EXPECT_EQ(*anchor_slot(space, p, StepKind::Pack, 0), 2) << program_str(space, p);  // S0
+          EXPECT_EQ(*anchor_slot(space, p, StepKind::Pack, 0), kPackS0) << program_str(space, p);
         }
       }
       if (avx2) {
@@ -653,8 +655,7 @@ TEST(Space, Avx512BlockedConvExpertsChunkTheBlockLanes) {
       } else {
         EXPECT_GE(chunked, 3);
         EXPECT_GE(inputs_out, 1);
-        EXPECT_GE(taps_out, taps ? 1 : 0);
-        if (!taps) EXPECT_EQ(taps_out, 0);
+        if (taps) EXPECT_GE(taps_out, 1);
       }
     }
     EXPECT_GE(dense, 8);
