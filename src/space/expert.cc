@@ -645,11 +645,24 @@ std::vector<Target> nchwc_targets(const Roles& roles, const SpaceStage& st) {
       if (c <= 1) continue;
       Target t = block_target(b, st);
       t.level = 3;
-      t.rchunk = {c, 0, 0, 0};
-      out.push_back(t);
-      if (b.a == 4 && b.r == 6) {  // the 1x1 1024 -> 256's form: input blocks outside, chunks of 2
-        t.rchunk = {2, 0, 0, 1};
+      std::vector<std::vector<int64_t>> chunks = {{c, 0, 0, 0}};
+      if (b.a == 4 && b.r == 6)  // the 1x1 1024 -> 256's form: input blocks outside, chunks of 2
+        chunks.push_back({2, 0, 0, 1});
+      for (const std::vector<int64_t>& ch : chunks) {
+        t.rchunk = ch;
         out.push_back(t);
+        // With taps, also one tap loop (kernel row or column) split out of the inner reduction:
+        // the form of session 42's search winner on ResNet-50's 3x3 256 @ 14x14 (2 x 7, chunks
+        // of 8, 0.591 ms against the best expert's 0.72). As variants on the 53 3x3 layers of
+        // the blocked training ResNets and GoogLeNet (Intel, two threads, one run) one of these
+        // was the fastest on 26, by more than 3% on 13, up to 1.24x; the row split fastest on
+        // 10, the column split on 16 (BENCHMARKS.md, session 43, "The 14x14 winner's other half").
+        for (int d : {1, 2}) {
+          if (st.rextents[d] < 2) continue;
+          t.rchunk[d] = 1;
+          out.push_back(t);
+          t.rchunk[d] = ch[d];
+        }
       }
     }
     // With taps: the tap loops outside the channel reduction and the register blocks walking

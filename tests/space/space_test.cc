@@ -629,7 +629,8 @@ TEST(Space, Avx512BlockedConvExpertsChunkTheBlockLanes) {
       SCOPED_TRACE(c.name);
       dense++;
       const bool taps = st.rextents[1] * st.rextents[2] > 1;
-      int chunked = 0, inputs_out = 0, taps_out = 0;
+      int chunked = 0, inputs_out = 0, taps_out = 0, tap_split = 0;
+      bool checked = false;
       for (const Program& p : expert_programs(space, hw)) {
         const int64_t level = *anchor_slot(space, p, StepKind::ComputeAt);
         const int64_t lanes = *anchor_slot(space, p, StepKind::Tile, 0, /*reduction=*/true);
@@ -642,6 +643,21 @@ TEST(Space, Avx512BlockedConvExpertsChunkTheBlockLanes) {
           EXPECT_EQ(level, 3) << program_str(space, p);
           EXPECT_LE(acc * lanes, 128) << program_str(space, p);
           inputs_out += inputs && *inputs == 1 && lanes == 2;
+          // One tap loop split out of the inner reduction (the kernel row or the column), not both.
+          const int64_t* col = anchor_slot(space, p, StepKind::Tile, 2, /*reduction=*/true);
+          if (taps && tap && col && (*tap == 1) != (*col == 1)) {
+            tap_split++;
+            if (!checked) {  // and it computes the right answer
+              checked = true;
+              std::vector<Tensor> in = random_inputs(c.sub, 5);
+              Tensor ref = interpret(c.sub.graph, in).at(0);
+              LoweredTask lt = lower_subgraph(c.sub);
+              apply_program(lt, space, p);
+              Tensor got = run_task(lt, in);
+              ASSERT_EQ(got.shape(), ref.shape());
+              EXPECT_LE(max_rel_violation(got, ref, 1e-3, 1e-3), 1.0) << program_str(space, p);
+            }
+          }
         }
         if (taps && level == 2 && tap && *tap == 1) {
           taps_out++;
@@ -656,6 +672,8 @@ TEST(Space, Avx512BlockedConvExpertsChunkTheBlockLanes) {
         EXPECT_GE(chunked, 3);
         EXPECT_GE(inputs_out, 1);
         if (taps) EXPECT_GE(taps_out, 1);
+        // With taps, every chunked form also with its kernel row and its column split out.
+        if (taps) EXPECT_EQ(tap_split * 3, chunked * 2);
       }
     }
     EXPECT_GE(dense, 8);
