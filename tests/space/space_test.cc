@@ -680,6 +680,52 @@ TEST(Space, Avx512BlockedConvExpertsChunkTheBlockLanes) {
   }
 }
 
+// Depthwise blocked convolutions with a channel block per core get experts whose outermost
+// loop alone is parallel (each core its own blocks, expert.cc nchwc_targets) beside the fused
+// blocks x rows split, and such a program computes the right answer.
+TEST(Space, DepthwiseExpertsAlsoGiveEachCoreItsChannelBlocks) {
+  const HardwareInfo hw = parse_hardware_key(kAvx2AndAvx512[1]);
+  ASSERT_EQ(hw.cores, 2);
+  Graph g = build_zoo_model("mobilenet_v2:image=64", 7);
+  prepare_graph(g);
+  block_channels(g, hw.vector_bits / 32);
+  int many = 0, checked = 0;
+  for (const Task& t : partition_graph(g).tasks) {
+    if (family(t.sub.kind) != "depthwise_conv2d_nchwc") continue;
+    TaskSpace space = build_space(lower_subgraph(t.sub), hw);
+    if (space.rule != SpaceRule::TiledAnchor) continue;
+    const SpaceStage& st = space.stages[space.anchor];
+    SCOPED_TRACE(t.sub.kind + " " + std::to_string(t.id));
+    std::set<int64_t> parallel;
+    for (const Program& p : expert_programs(space, hw)) {
+      size_t at = 0;
+      int64_t par = -1;
+      for (const Slot& s : space.slots) {
+        if (s.kind == StepKind::Parallel) par = p.values[at];
+        at += s.arity;
+      }
+      ASSERT_GE(par, 0) << program_str(space, p);
+      parallel.insert(par);
+      if (par == 1 && st.extents[3] >= hw.cores && checked < 2) {
+        checked++;
+        std::vector<Tensor> in = random_inputs(t.sub, 11);
+        Tensor ref = interpret(t.sub.graph, in).at(0);
+        LoweredTask lt = lower_subgraph(t.sub);
+        apply_program(lt, space, p);
+        Tensor got = run_task(lt, in);
+        ASSERT_EQ(got.shape(), ref.shape());
+        EXPECT_LE(max_rel_violation(got, ref, 1e-3, 1e-3), 1.0) << program_str(space, p);
+      }
+    }
+    if (st.extents[3] >= hw.cores) {  // blocks enough for every core
+      many++;
+      EXPECT_TRUE(parallel.count(1)) << "no expert with the channel blocks alone parallel";
+    }
+  }
+  EXPECT_GE(many, 4);
+  EXPECT_EQ(checked, 2);
+}
+
 // A padded width tiled whole (the level-2 experts of widths without a multiple of 3: 8 -> 9,
 // 4 -> 6, 2 -> 3 in ResNet-18 @32): the loops walk the real width, the last register block
 // partial; every such program computes the right answer.

@@ -1,6 +1,6 @@
 #!/bin/bash
 # Provenance (session 44): run from the repository root; it wrote runs/s44/*, committed as
-# ../../expert-train-intel-s44.jsonl.gz. Every expert (and the model's greedy program) of every
+# records.jsonl.gz here (not an expert-train* archive: the shipped ranker is not trained on it, BENCHMARKS.md session 44). Every expert (and the model's greedy program) of every
 # dense channel-blocked convolution with kernel taps (3x3, 7x7, ...) of the blocked training
 # workloads, now with the tap-split lane-chunk experts, measured in one sitting on Intel:
 # 2 threads, then 1 thread in two lanes.
