@@ -64,6 +64,18 @@ std::array<int64_t, 3> anchor_tile(const TaskSpace& space, const Program& p, int
   return {v[0], v[1], v[2]};
 }
 
+// Program `p` of `space` (the subgraph's) computes what the reference interpreter does.
+void expect_right_answer(const Subgraph& sub, const TaskSpace& space, const Program& p,
+                         uint64_t seed) {
+  std::vector<Tensor> in = random_inputs(sub, seed);
+  Tensor ref = interpret(sub.graph, in).at(0);
+  LoweredTask lt = lower_subgraph(sub);
+  apply_program(lt, space, p);
+  Tensor got = run_task(lt, in);
+  ASSERT_EQ(got.shape(), ref.shape());
+  EXPECT_LE(max_rel_violation(got, ref, 1e-3, 1e-3), 1.0) << program_str(space, p);
+}
+
 // A program built value by value: `pick(slot, j, options)` chooses the slot's j-th value among
 // the options the space offers after the values before it (so the program is always valid).
 template <class Pick>
@@ -649,13 +661,7 @@ TEST(Space, Avx512BlockedConvExpertsChunkTheBlockLanes) {
             tap_split++;
             if (!checked) {  // and it computes the right answer
               checked = true;
-              std::vector<Tensor> in = random_inputs(c.sub, 5);
-              Tensor ref = interpret(c.sub.graph, in).at(0);
-              LoweredTask lt = lower_subgraph(c.sub);
-              apply_program(lt, space, p);
-              Tensor got = run_task(lt, in);
-              ASSERT_EQ(got.shape(), ref.shape());
-              EXPECT_LE(max_rel_violation(got, ref, 1e-3, 1e-3), 1.0) << program_str(space, p);
+              expect_right_answer(c.sub, space, p, 5);
             }
           }
         }
@@ -671,9 +677,11 @@ TEST(Space, Avx512BlockedConvExpertsChunkTheBlockLanes) {
       } else {
         EXPECT_GE(chunked, 3);
         EXPECT_GE(inputs_out, 1);
-        if (taps) EXPECT_GE(taps_out, 1);
-        // With taps, every chunked form also with its kernel row and its column split out.
-        if (taps) EXPECT_EQ(tap_split * 3, chunked * 2);
+        if (taps) {
+          EXPECT_GE(taps_out, 1);
+          // Every chunked form also with its kernel row and its column split out.
+          EXPECT_EQ(tap_split * 3, chunked * 2);
+        }
       }
     }
     EXPECT_GE(dense, 8);
@@ -708,13 +716,7 @@ TEST(Space, DepthwiseExpertsAlsoGiveEachCoreItsChannelBlocks) {
       parallel.insert(par);
       if (par == 1 && st.extents[3] >= hw.cores && checked < 2) {
         checked++;
-        std::vector<Tensor> in = random_inputs(t.sub, 11);
-        Tensor ref = interpret(t.sub.graph, in).at(0);
-        LoweredTask lt = lower_subgraph(t.sub);
-        apply_program(lt, space, p);
-        Tensor got = run_task(lt, in);
-        ASSERT_EQ(got.shape(), ref.shape());
-        EXPECT_LE(max_rel_violation(got, ref, 1e-3, 1e-3), 1.0) << program_str(space, p);
+        expect_right_answer(t.sub, space, p, 11);
       }
     }
     if (st.extents[3] >= hw.cores) {  // blocks enough for every core
