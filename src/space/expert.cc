@@ -602,7 +602,7 @@ std::vector<Target> nchwc_targets(const Roles& roles, const SpaceStage& st) {
       // than every expert, with the same tile 1.3x (BENCHMARKS.md, session 44).
       t.outer_parallel = true;
       out.push_back(t);
-      t.unroll = 128;
+      t.unroll = 128;  // pushed below: the blocks alone parallel, unrolled to 128
     } else {
       // The same block with the accumulator at the register block (level 3): bias, residual and
       // activation applied as each block is stored, not in a second pass over an S1 tile (up to

@@ -43,18 +43,25 @@ std::vector<BlockedConv> resnet18_blocked_convs(const HardwareInfo& hw, int imag
   return out;
 }
 
+// The values program `p` gives the first slot that `match` accepts, or nullptr when none does.
+template <class Match>
+const int64_t* first_slot(const TaskSpace& space, const Program& p, Match match) {
+  size_t at = 0;
+  for (const Slot& s : space.slots) {
+    if (match(s)) return &p.values[at];
+    at += s.arity;
+  }
+  return nullptr;
+}
+
 // The values program `p` gives the anchor's first slot of `kind` on `var` (-1: any var; a Tile
 // slot's var indexes the rdom when `reduction`), or nullptr when the anchor has no such slot.
 const int64_t* anchor_slot(const TaskSpace& space, const Program& p, StepKind kind, int var = -1,
                            bool reduction = false) {
-  size_t at = 0;
-  for (const Slot& s : space.slots) {
-    if (s.kind == kind && s.stage == space.anchor && (var < 0 || s.var == var) &&
-        s.reduction == reduction)
-      return &p.values[at];
-    at += s.arity;
-  }
-  return nullptr;
+  return first_slot(space, p, [&](const Slot& s) {
+    return s.kind == kind && s.stage == space.anchor && (var < 0 || s.var == var) &&
+           s.reduction == reduction;
+  });
 }
 
 // The anchor's (S1, S2, S3) tile factors of pure var `var` in program `p` ({0, 0, 0}: no slot).
@@ -706,15 +713,12 @@ TEST(Space, DepthwiseExpertsAlsoGiveEachCoreItsChannelBlocks) {
     SCOPED_TRACE(t.sub.kind + " " + std::to_string(t.id));
     std::set<int64_t> parallel;
     for (const Program& p : expert_programs(space, hw)) {
-      size_t at = 0;
-      int64_t par = -1;
-      for (const Slot& s : space.slots) {
-        if (s.kind == StepKind::Parallel) par = p.values[at];
-        at += s.arity;
-      }
-      ASSERT_GE(par, 0) << program_str(space, p);
-      parallel.insert(par);
-      if (par == 1 && st.extents[3] >= hw.cores && checked < 2) {
+      // The parallel step sits on the output stage, not the anchor.
+      const int64_t* par =
+          first_slot(space, p, [](const Slot& s) { return s.kind == StepKind::Parallel; });
+      ASSERT_NE(par, nullptr) << program_str(space, p);
+      parallel.insert(*par);
+      if (*par == 1 && st.extents[3] >= hw.cores && checked < 2) {
         checked++;
         expect_right_answer(t.sub, space, p, 11);
       }
