@@ -119,7 +119,7 @@ KernelResult climb(const Kernel& k, const HardwareInfo& hw, int rounds, int fina
   TLM_USER_CHECK(is_valid_program(harness->space, Program{k.start}))
       << k.name << ": the hand-written program is not a point of the space";
   MeasureOptions mo;
-  mo.timing = TimingOptions{1, 7, 20};
+  mo.timing.repeats = 7;
   auto gflops = [&](double s) { return k.sub.flops / s * 1e-9; };
   // Measures `programs` as one batch (compiles overlap, runs do not); failures are INFINITY.
   auto measure = [&](const std::vector<std::vector<int64_t>>& programs) {

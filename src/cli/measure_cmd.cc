@@ -37,6 +37,10 @@ Command add_measure_command(CLI::App& app) {
                   "seconds a candidate may take to run (check and timing)")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
+  cmd->add_flag("--model-cache", o->measure.model_cache,
+                "time every sample as one call after flushing the caches and reading the "
+                "activation inputs back in (weights from memory, as in a compiled model); the "
+                "records say cache \"model\"");
   cmd->add_flag("--quiet", *quiet, "no progress line");
   return {cmd, [o, quiet] {
             o->progress = !*quiet;

@@ -29,6 +29,7 @@
 #include "graph/interpreter.h"
 #include "measure/recorded_schedules.h"
 #include "partition/partition.h"
+#include "support/cache_flush.h"
 #include "support/clock.h"
 #include "support/threads.h"
 #include "tune/lm_search.h"
@@ -236,7 +237,7 @@ std::string alone_table(const Partition& p, CompiledModel& m, const std::vector<
                         const Timing& in_model, int repeat) {
   AloneOptions hot, cold, idle;
   hot.repeat = cold.repeat = idle.repeat = repeat;
-  cold.flush_bytes = int64_t(64) << 20;
+  cold.flush_bytes = kModelFlushBytes;
   idle.pause_us = 2000;
   std::fprintf(stderr, "timing %zu instances alone, cold and idle...\n", p.instances.size());
   const std::vector<std::vector<double>> t = {in_model.instance_ms, m.time_alone(inputs, hot),

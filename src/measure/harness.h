@@ -27,7 +27,9 @@
 // compute_threads() (support/threads.h; programs are parallel, every candidate gets the same
 // pool); each timing sample spans >= min_repeat_ms (longer than a scheduler tick), and the
 // median of the samples is the latency (robust to a sample hit by a neighbour); the tuner
-// re-measures its best programs with more samples at the end (tune/tuner.h).
+// re-measures its best programs with more samples at the end (tune/tuner.h). MeasureOptions::
+// model_cache times each sample as one call after flushing the caches instead (closer to a
+// task's time inside a model).
 #pragma once
 
 #include <cstdint>
@@ -42,6 +44,7 @@
 #include "measure/records.h"
 #include "measure/timing.h"
 #include "space/space.h"
+#include "support/cache_flush.h"
 
 namespace tlm {
 
@@ -58,7 +61,14 @@ struct MeasureOptions {
   double autoschedule_timeout_s = 600;  // the same for Halide autoscheduler candidates: their
                                         // search (Adams2019's beam search) runs in this phase
   double run_timeout_s = 20;            // the correctness run plus all timing samples
-  TimingOptions timing = {1, 5, 20};    // warm-up calls, timed samples, ms per sample at least
+  TimingOptions timing;                 // 1 warm-up call, 5 timed samples of >= 20 ms each
+  // Hot (false): samples repeat the program back to back, its weights stay in the caches. Model
+  // cache (true; records say cache "model", measure/records.h): before every sample, which is
+  // then one call, every thread rewrites its share of flush_bytes of scratch memory and the
+  // activation inputs ("in*") are read back in: weights come from memory and activations from
+  // the caches, as in a compiled model. Costs a flush (a few ms) per sample.
+  bool model_cache = false;
+  int64_t flush_bytes = kModelFlushBytes;
   // Correctness: max_rel_violation(out, ref, atol, rtol) <= 1. Both sides compute in f32 but sum
   // in different orders; 1e-3 holds for reductions of thousands of terms.
   double atol = 1e-3;

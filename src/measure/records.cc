@@ -32,11 +32,15 @@ const char* const kErrorKindNames[] = {
 static_assert(sizeof(kErrorKindNames) / sizeof(kErrorKindNames[0]) == kErrorKindCount,
               "one name per ErrorKind");
 
-// The fields of a version-2 record (written with sorted keys). Readers require exactly these.
+// The fields of a version-2 record (written with sorted keys). Readers require exactly these,
+// but for the optional ones below.
 const char* const kFields[] = {
     "version",     "language", "task_key", "task_kind", "workload", "sentence",     "hardware",
     "latencies_s", "median_s", "error",    "error_msg", "strategy", "timestamp_ms", "compile_s",
 };
+// Written only when not at their default: "cache" ("" = hot), so hot records read the same as
+// before it existed.
+const char* const kOptionalFields[] = {"cache"};
 
 // Reads typed fields out of one parsed line, turning every mismatch into a UserError at `where`.
 class FieldReader {
@@ -149,6 +153,8 @@ std::string record_to_json_line(const MeasureRecord& r) {
   j["timestamp_ms"] = r.timestamp_ms;
   j["compile_s"] = r.compile_s;
   TLM_CHECK(j.size() == sizeof(kFields) / sizeof(kFields[0])) << "kFields out of date";
+  TLM_CHECK(r.cache.empty() || r.cache == kCacheModel) << "unknown cache mode '" << r.cache << "'";
+  if (!r.cache.empty()) j["cache"] = r.cache;
   // Invalid UTF-8 (e.g. a compiler message with stray bytes) is replaced rather than throwing:
   // losing a character of a message must not lose the measurement.
   return j.dump(-1, ' ', false, json::error_handler_t::replace);
@@ -189,6 +195,7 @@ MeasureRecord parse_record_line(const std::string& line, const std::string& wher
   for (auto it = j.begin(); it != j.end(); ++it) {
     bool known = false;
     for (const char* f : kFields) known = known || it.key() == f;
+    for (const char* f : kOptionalFields) known = known || it.key() == f;
     TLM_USER_CHECK(known) << where << ": unknown field '" << it.key() << "' in a version-"
                           << kRecordsVersion << " record: written by an incompatible build";
   }
@@ -208,6 +215,12 @@ MeasureRecord parse_record_line(const std::string& line, const std::string& wher
   r.strategy = f.str("strategy");
   r.timestamp_ms = f.integer("timestamp_ms");
   r.compile_s = f.real("compile_s");
+  if (j.contains("cache")) {
+    r.cache = f.str("cache");
+    TLM_USER_CHECK(r.cache == kCacheModel)
+        << where << ": unknown cache mode '" << r.cache << "' (hot records have no 'cache' field; "
+        << "the other mode is '" << kCacheModel << "')";
+  }
   ErrorKind k;
   TLM_USER_CHECK(parse_error_kind(r.error, &k) && (k != ErrorKind::None || r.error.empty()))
       << where << ": unknown error kind '" << r.error << "' (ok records have an empty error)";
@@ -352,10 +365,18 @@ std::vector<MeasureRecord> load_records(const std::string& path, LoadStats* stat
 std::map<std::string, std::vector<const MeasureRecord*>> ranked_per_task(
     const std::vector<MeasureRecord>& records, const std::string& hardware) {
   std::map<std::string, std::vector<const MeasureRecord*>> ranked;
+  std::set<std::string> model_cache;  // tasks with a model-cache record: ranked by those alone
   for (const MeasureRecord& r : records) {
     if (!r.ok() || !std::isfinite(r.median_s)) continue;
     if (!hardware.empty() && r.hardware != hardware) continue;
     ranked[r.task_key].push_back(&r);
+    if (!r.cache.empty()) model_cache.insert(r.task_key);
+  }
+  for (const std::string& key : model_cache) {
+    auto& rs = ranked[key];
+    rs.erase(std::remove_if(rs.begin(), rs.end(), [](const MeasureRecord* r) {
+               return r->cache.empty();
+             }), rs.end());
   }
   for (auto& [key, rs] : ranked)
     std::stable_sort(rs.begin(), rs.end(), [](const MeasureRecord* a, const MeasureRecord* b) {

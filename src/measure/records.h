@@ -13,6 +13,14 @@
 // language/sentence.h kLanguageVersion): the same text means another program under another
 // grammar, so a record of another language is a UserError (re-measure), never silently read.
 //
+// How the caches stood when a record was timed ("cache"): hot, the default and the field's
+// absence (every timing sample repeats the program back to back, so its weights and activations
+// sit in the caches), or "model" (before every sample the caches were flushed and only the
+// activation inputs read back in, as in a compiled model, where a task's activations were just
+// written by the previous task and its weights were last touched one inference ago;
+// measure/harness.h). The two rank programs differently on weight-heavy tasks, so they are never
+// compared with each other (ranked_per_task, the ranker's groups).
+//
 // A failed candidate (compile error, crash, timeout, wrong result) is a record too, with an
 // ErrorKind name in `error` (STYLE.md habit 5); best_per_task() only looks at error-free ones.
 #pragma once
@@ -40,6 +48,9 @@ enum class ErrorKind {
 };
 constexpr int kErrorKindCount = 8;
 
+// MeasureRecord::cache of a record timed with the caches as in a model (see above).
+constexpr const char* kCacheModel = "model";
+
 const char* error_kind_name(ErrorKind k);  // "None", "CompileError", ...
 // Accepts every name error_kind_name() returns, and "" for None; false for anything else.
 bool parse_error_kind(const std::string& name, ErrorKind* out);
@@ -60,6 +71,7 @@ struct MeasureRecord {
   std::string strategy;             // who proposed the sentence: "random", "tlm-3", "expert", ...
   int64_t timestamp_ms = 0;         // wall clock (ms since the Unix epoch) when measured
   double compile_s = 0;             // time spent building the program
+  std::string cache;                // "" hot, or kCacheModel (above); written only when not hot
 
   bool ok() const { return error.empty(); }
   ErrorKind error_kind() const;  // InternalError if `error` holds an unknown name
@@ -131,7 +143,9 @@ std::vector<MeasureRecord> load_records(const std::string& path, LoadStats* stat
 
 // Every error-free record of each task, keyed by task_key, fastest first (equal medians: the
 // earlier one first); pointers into `records`. With a non-empty `hardware`, only records measured
-// on that hardware_key() count. What a model deploys chooses among these (recorded_schedules.h).
+// on that hardware_key() count. Hot and model-cache records are never ranked together: a task
+// with records of both kinds is ranked by its model-cache ones (they predict its time in a
+// compiled model). What a model deploys chooses among these (recorded_schedules.h).
 std::map<std::string, std::vector<const MeasureRecord*>> ranked_per_task(
     const std::vector<MeasureRecord>& records, const std::string& hardware = "");
 // The first of each task's ranked_per_task(): the paper's demonstration data (§5.3).

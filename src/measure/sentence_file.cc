@@ -59,7 +59,8 @@ MeasureFileReport measure_sentence_file(const MeasureFileOptions& o) {
   struct stat st;
   if (::stat(o.records_path.c_str(), &st) == 0)
     for (const MeasureRecord& r : load_records(o.records_path))
-      if (r.hardware == hw_key) known.insert(r.sentence);
+      if (r.hardware == hw_key && r.cache.empty() == !o.measure.model_cache)
+        known.insert(r.sentence);
 
   MeasureFileReport rep;
   rep.sentences = (int64_t)lines.size();

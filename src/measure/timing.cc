@@ -56,12 +56,15 @@ TimingStats time_function(const std::function<void()>& f, const TimingOptions& o
   }
   double want_s = o.min_repeat_ms * 1e-3;
   int64_t inner = o.max_inner;
-  if (fastest > 0 && want_s / fastest < (double)o.max_inner) {
+  if (o.before_sample) {
+    inner = 1;
+  } else if (fastest > 0 && want_s / fastest < (double)o.max_inner) {
     inner = std::max<int64_t>(1, (int64_t)std::ceil(want_s / fastest));
   }
 
   std::vector<double> samples;
   for (int r = 0; r < o.repeats; r++) {
+    if (o.before_sample) o.before_sample();
     Clock::time_point t0 = Clock::now();
     for (int64_t k = 0; k < inner; k++) f();
     samples.push_back(seconds(t0, Clock::now()) / (double)inner);

@@ -2,7 +2,8 @@
 //
 // time_function(f, options) runs f `warmup` times untimed, then takes `repeats` samples; each
 // sample calls f `inner` times back to back and divides, where `inner` is chosen from the warm-up
-// calls so that one sample lasts at least min_repeat_ms. Result: median/min/max per call and the
+// calls so that one sample lasts at least min_repeat_ms (or, with before_sample, each sample is
+// one call after an untimed before_sample()). Result: median/min/max per call and the
 // relative spread (IQR / median) of the samples.
 //
 // Why this shape (for a 2-vCPU VM shared with other jobs):
@@ -30,6 +31,11 @@ struct TimingOptions {
   int repeats = 5;              // timed samples; the result is their median (>= 1)
   double min_repeat_ms = 20;    // each sample repeats f until it spans at least this (>= 0)
   int64_t max_inner = 1 << 20;  // cap on calls per sample, for functions faster than the clock
+  // When set: called untimed before every sample, and every sample is one call (min_repeat_ms
+  // and max_inner do not apply). For timings that want the caches in a given state before each
+  // call (e.g. flushed: measure/harness.h CacheMode::Model) rather than the state the previous
+  // call left.
+  std::function<void()> before_sample;
 };
 
 struct TimingStats {

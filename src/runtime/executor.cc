@@ -11,6 +11,7 @@
 #include <mutex>
 #include <thread>
 
+#include "support/cache_flush.h"
 #include "support/huge_pages.h"
 #include "support/parallel.h"
 #include "support/threads.h"
@@ -200,23 +201,6 @@ Timing CompiledModel::time(const std::vector<Tensor>& inputs, int warmup, int re
   return t;
 }
 
-namespace {
-
-// Evicts what every core holds in its caches: each thread reads and rewrites one byte per cache
-// line of its share of `scratch`, so the lines go through every core's caches. A memset would
-// not: glibc's memset of tens of MiB writes with streaming stores (`rep stosb`) that bypass the
-// caches, which made the "cold" column read like "alone" on AMD Zen 5.
-void evict_caches(std::vector<uint8_t>& scratch, uint8_t sweep) {
-  constexpr int64_t kLine = 64;
-  const int64_t lines = (int64_t)scratch.size() / kLine;
-  volatile uint8_t* bytes = scratch.data();
-  parallel_ranges(lines, compute_threads(), [&](int64_t begin, int64_t end) {
-    for (int64_t l = begin; l < end; l++) bytes[l * kLine] = (uint8_t)(bytes[l * kLine] + sweep);
-  });
-}
-
-}  // namespace
-
 std::vector<double> CompiledModel::time_alone(const std::vector<Tensor>& inputs,
                                               const AloneOptions& o) {
   TLM_CHECK(impl_) << "time_alone() on an empty CompiledModel";
@@ -225,14 +209,13 @@ std::vector<double> CompiledModel::time_alone(const std::vector<Tensor>& inputs,
   impl_->bind_inputs(inputs);
   // One whole run first: every activation holds numbers the model computed.
   for (size_t k = 0; k < impl_->bindings.size(); k++) impl_->run_instance(k);
-  std::vector<uint8_t> scratch((size_t)std::max<int64_t>(o.flush_bytes, 0));
-  uint8_t sweep = 0;
+  CacheFlusher flusher(o.flush_bytes);
   std::vector<double> out;
   std::vector<double> ms(o.repeat);
   for (size_t k = 0; k < impl_->bindings.size(); k++) {
     impl_->run_instance(k);  // untimed: code and first-touch costs
     for (int r = 0; r < o.repeat; r++) {
-      if (!scratch.empty()) evict_caches(scratch, ++sweep);
+      if (!flusher.empty()) flusher.flush();
       if (o.pause_us > 0) std::this_thread::sleep_for(std::chrono::microseconds(o.pause_us));
       Clock::time_point t0 = Clock::now();
       impl_->run_instance(k);

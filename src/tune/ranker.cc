@@ -7,6 +7,7 @@
 #include <fstream>
 #include <map>
 #include <sstream>
+#include <tuple>
 
 #include "language/sentence.h"
 #include "measure/harness.h"
@@ -97,7 +98,8 @@ RankerData ranker_data(const std::vector<MeasureRecord>& records,
     std::map<std::string, std::vector<std::pair<int64_t, double>>> meas;
     std::map<std::string, double> best;
   };
-  std::map<std::pair<std::string, std::string>, Acc> acc;
+  // Keyed (task, machine, cache mode): hot and model-cache latencies are never compared.
+  std::map<std::tuple<std::string, std::string, std::string>, Acc> acc;
   for (const MeasureRecord& r : records) {
     d.records++;
     if (exclude_tasks.count(r.task_key)) {
@@ -108,7 +110,7 @@ RankerData ranker_data(const std::vector<MeasureRecord>& records,
       d.skipped++;
       continue;
     }
-    Acc& a = acc[{r.task_key, r.hardware}];
+    Acc& a = acc[{r.task_key, r.hardware, r.cache}];
     a.kind = r.task_kind;
     auto it = a.meas.find(r.sentence);
     if (it == a.meas.end()) {
@@ -134,7 +136,8 @@ RankerData ranker_data(const std::vector<MeasureRecord>& records,
     if (!parsed) continue;
     TaskPrinter printer(parsed->sub, parsed->hw, parsed->space);
     RankerGroup g;
-    g.task_key = key.first, g.hardware = key.second, g.task_kind = a.kind;
+    g.task_key = std::get<0>(key), g.hardware = std::get<1>(key), g.task_kind = a.kind;
+    g.cache = std::get<2>(key);
     for (size_t i = first - 1; i < a.order.size(); i++) {
       Program p;
       if (!program_from_sentence(printer, a.order[i], &p)) {

@@ -4,7 +4,8 @@
 // tune/lm_search.h) will run fastest. The evolutionary search's cost model (cost_model.h) is
 // trained per task on that task's own measurements; this one never sees the task it ranks.
 //
-//   ranker_data(records, exclude)   measured programs grouped per (task, machine): each group's
+//   ranker_data(records, exclude)   measured programs grouped per (task, machine, cache mode:
+//                                   hot or as in a model, measure/records.h): each group's
 //                                   programs as cross_task_features (space/features.h) with
 //                                   their best median; error records kept as failures (label
 //                                   0), autoscheduler markers and excluded (held-out) tasks
@@ -44,13 +45,14 @@ constexpr int kRankerFormat = 1;
 
 struct RankerGroup {
   std::string task_key, task_kind, hardware;
+  std::string cache;                      // the records' cache mode (measure/records.h)
   std::vector<std::string> sentences;     // distinct programs, in the order first measured
   std::vector<std::vector<float>> x;      // cross_task_features of each
   std::vector<double> median_s;           // each one's best median; 0 = every measurement failed
 };
 
 struct RankerData {
-  std::vector<RankerGroup> groups;  // in (task_key, hardware) order
+  std::vector<RankerGroup> groups;  // in (task_key, hardware, cache) order
   int64_t records = 0;              // looked at
   int64_t skipped = 0;              // not a program of ours (autoscheduler markers, unparsable)
   int64_t excluded = 0;             // records of excluded (held-out) tasks

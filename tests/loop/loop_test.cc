@@ -47,7 +47,8 @@ LoopOptions tiny_loop(const std::string& root) {
   o.tasks.max_tasks = 3;
   o.k_b = 2;
   o.finetune.train.batch_size = 4;
-  o.measure.timing = {1, 2, 1};
+  o.measure.timing.repeats = 2;
+  o.measure.timing.min_repeat_ms = 1;
   o.progress = false;
   return o;
 }

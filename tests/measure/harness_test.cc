@@ -53,6 +53,20 @@ TEST_F(MeasureTest, ValidProgramGivesLatencies) {
   EXPECT_EQ(parse_record_line(record_to_json_line(r), "test").sentence, r.sentence);
 }
 
+// Timed with the caches as in a model: one call per sample after a flush, recorded as such.
+TEST_F(MeasureTest, ModelCacheTimingIsRecorded) {
+  MeasureOptions o = fast_measure();
+  o.model_cache = true;
+  o.flush_bytes = 4 << 20;
+  o.timing.repeats = 4;
+  MeasureRecord r = measure_candidate(*harness_, program_candidate(sample(1), "unit"), o);
+  ASSERT_TRUE(r.ok()) << r.error << ": " << r.error_msg;
+  EXPECT_EQ(r.cache, kCacheModel);
+  EXPECT_EQ(r.latencies_s.size(), 4u);
+  for (double x : r.latencies_s) EXPECT_GT(x, 0);
+  EXPECT_EQ(parse_record_line(record_to_json_line(r), "test").cache, kCacheModel);
+}
+
 TEST_F(MeasureTest, ProgramFromSentenceRejectsOtherText) {
   Program p = sample(2), out;
   std::string s = harness_->printer->text(p);

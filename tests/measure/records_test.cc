@@ -339,6 +339,46 @@ TEST_F(RecordsTest, Queries) {
   EXPECT_EQ(text.find("CompileError"), std::string::npos);
 }
 
+// A record timed with the caches as in a model carries cache "model" through the file; a hot
+// one has no "cache" field (so hot files read as before the field existed); any other value is
+// refused. A task with records of both kinds is ranked by its model-cache ones alone: the two
+// timings are never compared.
+TEST_F(RecordsTest, ModelCacheRecordsTravelAndAreNeverRankedWithHotOnes) {
+  MeasureRecord hot = make_record("conv", 1e-3, 10);
+  MeasureRecord model = make_record("conv", 3e-3, 20);
+  model.cache = kCacheModel;
+  const std::string hot_line = record_to_json_line(hot);
+  const std::string model_line = record_to_json_line(model);
+  EXPECT_EQ(hot_line.find("\"cache\""), std::string::npos);
+  EXPECT_NE(model_line.find("\"cache\":\"model\""), std::string::npos);
+  EXPECT_EQ(parse_record_line(hot_line, "t").cache, "");
+  EXPECT_EQ(parse_record_line(model_line, "t").cache, kCacheModel);
+  std::string odd = model_line;
+  odd.replace(odd.find("\"model\""), 7, "\"warm\"");
+  EXPECT_THROW(
+      {
+        try {
+          parse_record_line(odd, "f.jsonl:3");
+        } catch (const UserError& e) {
+          EXPECT_NE(std::string(e.what()).find("f.jsonl:3: unknown cache mode 'warm'"),
+                    std::string::npos)
+              << e.what();
+          throw;
+        }
+      },
+      UserError);
+
+  MeasureRecord model_fast = make_record("conv", 2e-3, 30);
+  model_fast.cache = kCacheModel;
+  std::vector<MeasureRecord> rs = {hot, model, model_fast, make_record("dense", 4e-3, 5)};
+  auto ranked = ranked_per_task(rs);
+  ASSERT_EQ(ranked.at("conv").size(), 2u);  // the hot 1 ms record is not among them
+  EXPECT_EQ(ranked.at("conv")[0]->median_s, 2e-3);
+  EXPECT_EQ(ranked.at("conv")[1]->median_s, 3e-3);
+  ASSERT_EQ(ranked.at("dense").size(), 1u);  // a task with hot records only keeps them
+  EXPECT_EQ(best_per_task(rs).at("conv").timestamp_ms, 30);
+}
+
 // The i-th record the killed writers append.
 MeasureRecord numbered_record(int64_t i) {
   MeasureRecord r = make_record("t" + std::to_string(i), 1e-3, i);

@@ -57,6 +57,22 @@ TEST(Timing, CallsAreWarmupPlusRepeatsTimesInner) {
   EXPECT_GE(s.min_s, 100e-6);  // sleep never returns early
 }
 
+// With before_sample, every sample is one call right after it (the caller puts the caches in a
+// state for that call), whatever min_repeat_ms asks; warm-up calls do not get it.
+TEST(Timing, BeforeSampleRunsBeforeEachOneCallSample) {
+  std::vector<char> order;
+  TimingOptions o;
+  o.warmup = 2;
+  o.repeats = 4;
+  o.min_repeat_ms = 50;  // would make a fast call repeat thousands of times per sample
+  o.before_sample = [&] { order.push_back('b'); };
+  TimingStats s = time_function([&] { order.push_back('f'); }, o);
+  EXPECT_EQ(s.inner, 1);
+  EXPECT_EQ(s.calls, 2 + 4);
+  EXPECT_EQ(s.samples_s.size(), 4u);
+  EXPECT_EQ(std::string(order.begin(), order.end()), "ffbfbfbfbf");
+}
+
 TEST(Timing, SlowCallsAreNotRepeatedAndUnitsAreSeconds) {
   int64_t calls = 0;
   TimingOptions o;

@@ -137,6 +137,26 @@ TEST(Ranker, RecordsBecomeGroupsOfDistinctPrograms) {
   }
 }
 
+// The same programs timed hot and with the caches as in a model are two groups: their latencies
+// are never compared with each other.
+TEST(Ranker, HotAndModelCacheRecordsAreSeparateGroups) {
+  auto mm = make_task_harness(only_task(matmul_graph()), avx512(), "unit");
+  std::vector<MeasureRecord> recs = fake_records(*mm, 6, 1);
+  std::vector<MeasureRecord> model = fake_records(*mm, 6, 1);
+  for (MeasureRecord& r : model) {
+    r.cache = kCacheModel;
+    r.median_s *= 3;
+  }
+  recs.insert(recs.end(), model.begin(), model.end());
+  RankerData d = ranker_data(recs, {});
+  ASSERT_EQ(d.groups.size(), 2u);
+  EXPECT_EQ(d.groups[0].cache, "");
+  EXPECT_EQ(d.groups[1].cache, kCacheModel);
+  ASSERT_EQ(d.groups[0].median_s.size(), d.groups[1].median_s.size());
+  for (size_t i = 0; i < d.groups[0].median_s.size(); i++)
+    EXPECT_DOUBLE_EQ(d.groups[1].median_s[i], 3 * d.groups[0].median_s[i]);
+}
+
 // Two sittings of one machine, the older 10% faster: the programs measured in both scale the
 // older sitting's latencies to the newer one's, so a program measured only in the newer sitting
 // is compared at the same speed (faster than B here, which the raw times would invert), and one
@@ -432,7 +452,9 @@ TEST(Ranker, ZeroShotSerialProgramsGoLastAtTwoThreadsOnLargeTasks) {
         EXPECT_LT(i, first_serial) << "a parallel candidate after a serial one";
         best_parallel = std::max(best_parallel, c[i].score);
       }
-      if (i > 0 && (i != first_serial)) EXPECT_LE(c[i].score, c[i - 1].score);
+      if (i > 0 && i != first_serial) {
+        EXPECT_LE(c[i].score, c[i - 1].score);
+      }
     }
     if (first_serial == 0 || first_serial == c.size()) continue;  // one kind only
     if (best_serial > best_parallel) guarded++;
