@@ -28,8 +28,8 @@
 // pool); each timing sample spans >= min_repeat_ms (longer than a scheduler tick), and the
 // median of the samples is the latency (robust to a sample hit by a neighbour); the tuner
 // re-measures its best programs with more samples at the end (tune/tuner.h). MeasureOptions::
-// model_cache times each sample as one call after flushing the caches instead (closer to a
-// task's time inside a model).
+// model_cache times each sample as one call after flushing the caches instead (an experiment:
+// it picks worse programs than hot timing end to end, BENCHMARKS.md session 45).
 #pragma once
 
 #include <cstdint>
@@ -64,9 +64,12 @@ struct MeasureOptions {
   TimingOptions timing;                 // 1 warm-up call, 5 timed samples of >= 20 ms each
   // Hot (false): samples repeat the program back to back, its weights stay in the caches. Model
   // cache (true; records say cache "model", measure/records.h): before every sample, which is
-  // then one call, every thread rewrites its share of flush_bytes of scratch memory and the
-  // activation inputs ("in*") are read back in: weights come from memory and activations from
-  // the caches, as in a compiled model. Costs a flush (a few ms) per sample.
+  // then one call, Halide's thread pool reads one byte per cache line of flush_bytes of scratch
+  // memory (its workers stay awake for the call) and the activation inputs ("in*") are read back
+  // in: weights come from memory and activations from the caches, as in a compiled model. Costs
+  // a flush (a few ms) per sample. Not the default: on the four held-out models the programs
+  // fastest this way ran every model 1-5% slower end to end than those fastest hot (one-call
+  // samples are noisier, and the fastest of ~25 noisy candidates is often noise).
   bool model_cache = false;
   int64_t flush_bytes = kModelFlushBytes;
   // Correctness: max_rel_violation(out, ref, atol, rtol) <= 1. Both sides compute in f32 but sum

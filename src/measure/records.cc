@@ -365,17 +365,17 @@ std::vector<MeasureRecord> load_records(const std::string& path, LoadStats* stat
 std::map<std::string, std::vector<const MeasureRecord*>> ranked_per_task(
     const std::vector<MeasureRecord>& records, const std::string& hardware) {
   std::map<std::string, std::vector<const MeasureRecord*>> ranked;
-  std::set<std::string> model_cache;  // tasks with a model-cache record: ranked by those alone
+  std::set<std::string> hot;  // tasks with a hot record: ranked by those alone
   for (const MeasureRecord& r : records) {
     if (!r.ok() || !std::isfinite(r.median_s)) continue;
     if (!hardware.empty() && r.hardware != hardware) continue;
     ranked[r.task_key].push_back(&r);
-    if (!r.cache.empty()) model_cache.insert(r.task_key);
+    if (r.cache.empty()) hot.insert(r.task_key);
   }
-  for (const std::string& key : model_cache) {
+  for (const std::string& key : hot) {
     auto& rs = ranked[key];
     rs.erase(std::remove_if(rs.begin(), rs.end(), [](const MeasureRecord* r) {
-               return r->cache.empty();
+               return !r->cache.empty();
              }), rs.end());
   }
   for (auto& [key, rs] : ranked)

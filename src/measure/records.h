@@ -18,8 +18,8 @@
 // sit in the caches), or "model" (before every sample the caches were flushed and only the
 // activation inputs read back in, as in a compiled model, where a task's activations were just
 // written by the previous task and its weights were last touched one inference ago;
-// measure/harness.h). The two rank programs differently on weight-heavy tasks, so they are never
-// compared with each other (ranked_per_task, the ranker's groups).
+// measure/harness.h). The two rank programs differently, so they are never compared with each
+// other (ranked_per_task, the ranker's groups).
 //
 // A failed candidate (compile error, crash, timeout, wrong result) is a record too, with an
 // ErrorKind name in `error` (STYLE.md habit 5); best_per_task() only looks at error-free ones.
@@ -144,8 +144,9 @@ std::vector<MeasureRecord> load_records(const std::string& path, LoadStats* stat
 // Every error-free record of each task, keyed by task_key, fastest first (equal medians: the
 // earlier one first); pointers into `records`. With a non-empty `hardware`, only records measured
 // on that hardware_key() count. Hot and model-cache records are never ranked together: a task
-// with records of both kinds is ranked by its model-cache ones (they predict its time in a
-// compiled model). What a model deploys chooses among these (recorded_schedules.h).
+// with records of both kinds is ranked by its hot ones (measured on the four held-out models:
+// the programs fastest hot ran every model 1-5% faster end to end than those fastest with
+// model-cache timing, BENCHMARKS.md session 45). What a model deploys chooses among these (recorded_schedules.h).
 std::map<std::string, std::vector<const MeasureRecord*>> ranked_per_task(
     const std::vector<MeasureRecord>& records, const std::string& hardware = "");
 // The first of each task's ranked_per_task(): the paper's demonstration data (§5.3).

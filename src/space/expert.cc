@@ -63,6 +63,8 @@ struct Target {
   bool pad_to_block = false;  // pad a var by any modulus whose rounded extent the block divides
   bool outer_parallel = false;  // parallel over the outermost loop alone when it has a trip per
                                 // core (else as parallel_loops says)
+  bool one_more_parallel = false;  // one loop more fused and parallel than parallel_loops says
+                                   // (the next one in, when there is one)
 };
 
 struct Roles {
@@ -272,7 +274,14 @@ class Writer {
           if (trips[i] >= hw_.cores) return pick(opts, 1);
           break;
         }
-    return pick(opts, parallel_loops(st.extents, trips, hw_.cores));
+    const int p = parallel_loops(st.extents, trips, hw_.cores);
+    if (t_.one_more_parallel && p > 0 &&
+        std::find(opts.begin(), opts.end(), p + 1) != opts.end()) {
+      int above = 0;  // loops of extent > 1, the ones parallel_loops counts
+      for (int64_t e : st.extents) above += e > 1;
+      if (p < above) return p + 1;
+    }
+    return pick(opts, p);
   }
 
   const TaskSpace& space_;
@@ -675,10 +684,18 @@ std::vector<Target> nchwc_targets(const Roles& roles, const SpaceStage& st) {
         // the blocked training ResNets and GoogLeNet (Intel, two threads, one run) one of these
         // was the fastest on 26, by more than 3% on 13, up to 1.24x; the row split fastest on
         // 10, the column split on 16 (BENCHMARKS.md, session 43, "The 14x14 winner's other half").
+        // Each also with one more loop parallel (the channel blocks x rows where the blocks
+        // alone would do): ResNet-50's 3x3 256 @ 14x14 column-split 2 x 7 ran 0.73 ms instead of
+        // 0.85 (Intel, two threads); on the 53 training 3x3 layers the variant was slower for
+        // half the programs but made the best tap-split program faster on 14 tasks, by more
+        // than 3% on 12, up to 1.17x (BENCHMARKS.md, session 44).
         for (int d : {1, 2}) {
           if (st.rextents[d] < 2) continue;
           t.rchunk[d] = 1;
           out.push_back(t);
+          t.one_more_parallel = true;
+          out.push_back(t);
+          t.one_more_parallel = false;
           t.rchunk[d] = ch[d];
         }
       }

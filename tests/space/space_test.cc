@@ -556,8 +556,9 @@ TEST(Space, BlockedConvolutionExpertBlocksFitTheRegisterFile) {
       }
       ASSERT_FALSE(blocks.empty());
       const int64_t top = *std::max_element(blocks.begin(), blocks.end());
-      if (hw.vector_bits == 256)
+      if (hw.vector_bits == 256) {
         for (int64_t b : blocks) EXPECT_GE(b, std::min<int64_t>(6, top));
+      }
     }
     EXPECT_GE(convs, 10);
     if (hw.vector_bits == 256) {
@@ -614,13 +615,17 @@ TEST(Space, BlockedConvolutionExpertsSumInputBlocksOutsideTheRowWalk) {
         EXPECT_GT(input_copy, 0) << program_str(space, p);  // the padded input copied
         EXPECT_LE(tile_bytes, 16 << 10) << program_str(space, p);
         // More than one row whenever two rows' accumulators fit.
-        if (tile_bytes / rows * 2 <= (16 << 10)) EXPECT_GT(rows, 1) << program_str(space, p);
+        if (tile_bytes / rows * 2 <= (16 << 10)) {
+          EXPECT_GT(rows, 1) << program_str(space, p);
+        }
       }
       if (taps) {
         EXPECT_GE(mlas_order, 2);
         // AVX2: MLAS's 4 x 3, padded where the width has no multiple of 3 (7 -> 9 is too much
         // padding)
-        if (avx2 && st.extents[1] >= 14) EXPECT_GE(three_pixels, 1);
+        if (avx2 && st.extents[1] >= 14) {
+          EXPECT_GE(three_pixels, 1);
+        }
       } else {
         EXPECT_EQ(mlas_order, 0);
       }
@@ -633,8 +638,9 @@ TEST(Space, BlockedConvolutionExpertsSumInputBlocksOutsideTheRowWalk) {
 // AVX-512's other blocked-conv experts (expert.cc, nchwc_targets): the block lanes' reduction
 // in chunks whose loop is unrolled with the register block (accumulators x chunk within the
 // unroll limit of 128, the accumulator per register block), one of them with the input blocks
-// outside it (R1 of 1); with taps, the tap loops outside the channel reduction (R1 of 1 each,
-// the input blocks whole) with the padded input copied per S0 tile. None on AVX2.
+// outside it (R1 of 1); with taps, one tap loop split out of the inner reduction (each such
+// program also with one more loop parallel), and the tap loops outside the channel reduction
+// (R1 of 1 each, the input blocks whole) with the padded input copied per S0 tile. None on AVX2.
 TEST(Space, Avx512BlockedConvExpertsChunkTheBlockLanes) {
   for (const char* key : kAvx2AndAvx512) {
     const HardwareInfo hw = parse_hardware_key(key);
@@ -648,9 +654,12 @@ TEST(Space, Avx512BlockedConvExpertsChunkTheBlockLanes) {
       SCOPED_TRACE(c.name);
       dense++;
       const bool taps = st.rextents[1] * st.rextents[2] > 1;
-      int chunked = 0, inputs_out = 0, taps_out = 0, tap_split = 0;
-      bool checked = false;
-      for (const Program& p : expert_programs(space, hw)) {
+      int chunked = 0, inputs_out = 0, taps_out = 0, tap_split = 0, twins = 0;
+      bool checked = false, twin_checked = false;
+      const std::vector<Program> experts = expert_programs(space, hw);
+      std::set<std::vector<int64_t>> all;
+      for (const Program& p : experts) all.insert(p.values);
+      for (const Program& p : experts) {
         const int64_t level = *anchor_slot(space, p, StepKind::ComputeAt);
         const int64_t lanes = *anchor_slot(space, p, StepKind::Tile, 0, /*reduction=*/true);
         const int64_t* tap = anchor_slot(space, p, StepKind::Tile, 1, /*reduction=*/true);
@@ -670,6 +679,19 @@ TEST(Space, Avx512BlockedConvExpertsChunkTheBlockLanes) {
               checked = true;
               expect_right_answer(c.sub, space, p, 5);
             }
+            // Its twin with one more loop parallel (the parallel step is on the output stage).
+            const int64_t* par =
+                first_slot(space, p, [](const Slot& s) { return s.kind == StepKind::Parallel; });
+            ASSERT_NE(par, nullptr);
+            Program twin = p;
+            twin.values[par - p.values.data()]++;
+            if (all.count(twin.values)) {
+              twins++;
+              if (!twin_checked) {
+                twin_checked = true;
+                expect_right_answer(c.sub, space, twin, 6);
+              }
+            }
           }
         }
         if (taps && level == 2 && tap && *tap == 1) {
@@ -686,8 +708,11 @@ TEST(Space, Avx512BlockedConvExpertsChunkTheBlockLanes) {
         EXPECT_GE(inputs_out, 1);
         if (taps) {
           EXPECT_GE(taps_out, 1);
-          // Every chunked form also with its kernel row and its column split out.
-          EXPECT_EQ(tap_split * 3, chunked * 2);
+          // Every chunked form also with its kernel row and its column split out, each of those
+          // also with one more loop parallel where there is one (the twins): chunked = base +
+          // 2 base splits + twins, tap_split = 2 base + twins.
+          EXPECT_EQ(tap_split * 3 - chunked * 2, twins);
+          EXPECT_GE(twins, 1);
         }
       }
     }
