@@ -40,7 +40,8 @@ Command add_measure_command(CLI::App& app) {
   cmd->add_flag("--model-cache", o->measure.model_cache,
                 "time every sample as one call after flushing the caches and reading the "
                 "activation inputs back in (weights from memory, as in a compiled model); the "
-                "records say cache \"model\"");
+                "records say cache \"model\". An experiment: hot timing picks faster programs "
+                "(BENCHMARKS.md, session 45)");
   cmd->add_flag("--quiet", *quiet, "no progress line");
   return {cmd, [o, quiet] {
             o->progress = !*quiet;

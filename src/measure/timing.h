@@ -33,8 +33,8 @@ struct TimingOptions {
   int64_t max_inner = 1 << 20;  // cap on calls per sample, for functions faster than the clock
   // When set: called untimed before every sample, and every sample is one call (min_repeat_ms
   // and max_inner do not apply). For timings that want the caches in a given state before each
-  // call (e.g. flushed: measure/harness.h CacheMode::Model) rather than the state the previous
-  // call left.
+  // call (e.g. flushed: measure/harness.h MeasureOptions::model_cache) rather than the state
+  // the previous call left.
   std::function<void()> before_sample;
 };
 
