@@ -5,12 +5,14 @@
 # evaluation set for rankers (`tlm ranker eval --records`), never training data: the file is not
 # an expert-train* archive and `tlm ranker train` leaves held-out tasks out by key anyway.
 # Run from the repository root: bench/results/zero-shot/intel/s44/hocand.sh OUT.jsonl
+# (MODELS="..." narrows the models; LISTS=DIR keeps the candidate lists there, default runs/s44.)
 cd /work/main
 out=$1; t=${THREADS:-2}
 cpus=$( ((t == 1)) && echo 0 || echo "0-$((t - 1))")
 for m in ${MODELS:-resnet50 mobilenet_v2 bert-base gpt2}; do
   w=bench/results/e2e/onnx/$m.onnx
-  f=runs/s44/hocand.$m.txt
+  mkdir -p ${LISTS:-runs/s44}
+  f=${LISTS:-runs/s44}/hocand.$m.txt
   { taskset -c $cpus ./build/tlm --threads $t generate $w --task all --expert 2>/dev/null
     taskset -c $cpus ./build/tlm --threads $t generate $w --task all --beam 1 -n 1 2>/dev/null
     taskset -c $cpus ./build/tlm --threads $t generate $w --task all -n 32 --seed 44 2>/dev/null | grep -v ' pack '
