@@ -688,7 +688,9 @@ std::vector<Target> nchwc_targets(const Roles& roles, const SpaceStage& st) {
         // alone would do): ResNet-50's 3x3 256 @ 14x14 column-split 2 x 7 ran 0.73 ms instead of
         // 0.85 (Intel, two threads); on the 53 training 3x3 layers the variant was slower for
         // half the programs but made the best tap-split program faster on 14 tasks, by more
-        // than 3% on 12, up to 1.17x (BENCHMARKS.md, session 44).
+        // than 3% on 12, up to 1.17x (BENCHMARKS.md, session 44); with every expert measured
+        // in one sitting, a twin was the fastest expert on 22 of the 53, the best expert 2.1%
+        // faster in the geometric mean, up to 1.14x (session 45).
         for (int d : {1, 2}) {
           if (st.rextents[d] < 2) continue;
           t.rchunk[d] = 1;
