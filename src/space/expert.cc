@@ -61,10 +61,10 @@ struct Target {
   int64_t unroll = 32;
   bool scalar = false;   // no register block along the vectorized var (S3 = 1: nothing vectorized)
   bool pad_to_block = false;  // pad a var by any modulus whose rounded extent the block divides
-  bool outer_parallel = false;  // parallel over the outermost loop alone when it has a trip per
-                                // core (else as parallel_loops says)
-  bool one_more_parallel = false;  // one loop more fused and parallel than parallel_loops says
-                                   // (the next one in, when there is one)
+  // How many outermost loops run fused and parallel: as parallel_loops says (kLoops); the
+  // outermost alone when it has a trip per core (kOuterAlone, else kLoops); one loop more than
+  // parallel_loops says, when there is one (kOneMore).
+  enum Parallel { kLoops, kOuterAlone, kOneMore } parallel = kLoops;
 };
 
 struct Roles {
@@ -268,18 +268,18 @@ class Writer {
     std::vector<int64_t> trips(st.extents.size());
     for (size_t i = 0; i < trips.size(); i++)
       trips[i] = padded_[i] / (tiles_[i][0] * tiles_[i][1] * tiles_[i][2]);
-    if (t_.outer_parallel && hw_.cores > 1)
+    if (t_.parallel == Target::kOuterAlone && hw_.cores > 1)
       for (int i = (int)st.extents.size() - 1; i >= 0; i--)
         if (st.extents[i] > 1) {
           if (trips[i] >= hw_.cores) return pick(opts, 1);
           break;
         }
     const int p = parallel_loops(st.extents, trips, hw_.cores);
-    if (t_.one_more_parallel && p > 0 &&
+    if (t_.parallel == Target::kOneMore && p > 0 &&
         std::find(opts.begin(), opts.end(), p + 1) != opts.end()) {
-      int above = 0;  // loops of extent > 1, the ones parallel_loops counts
-      for (int64_t e : st.extents) above += e > 1;
-      if (p < above) return p + 1;
+      // parallel_loops counts the loops of extent > 1: one more exists when it took fewer.
+      if (p < std::count_if(st.extents.begin(), st.extents.end(), [](int64_t e) { return e > 1; }))
+        return p + 1;
     }
     return pick(opts, p);
   }
@@ -609,7 +609,7 @@ std::vector<Target> nchwc_targets(const Roles& roles, const SpaceStage& st) {
       // halo rows every time. On Intel (two threads) the language model's greedy program with the
       // blocks alone parallel ran MobileNet-V2's 32-channel 3x3 depthwise layers 1.3-1.8x faster
       // than every expert, with the same tile 1.3x (BENCHMARKS.md, session 44).
-      t.outer_parallel = true;
+      t.parallel = Target::kOuterAlone;
       out.push_back(t);
       t.unroll = 128;  // pushed below: the blocks alone parallel, unrolled to 128
     } else {
@@ -695,9 +695,9 @@ std::vector<Target> nchwc_targets(const Roles& roles, const SpaceStage& st) {
           if (st.rextents[d] < 2) continue;
           t.rchunk[d] = 1;
           out.push_back(t);
-          t.one_more_parallel = true;
+          t.parallel = Target::kOneMore;
           out.push_back(t);
-          t.one_more_parallel = false;
+          t.parallel = Target::kLoops;
           t.rchunk[d] = ch[d];
         }
       }

@@ -64,6 +64,11 @@ const int64_t* anchor_slot(const TaskSpace& space, const Program& p, StepKind ki
   });
 }
 
+// The value program `p` gives its parallel step (on the output stage, not the anchor), or nullptr.
+const int64_t* parallel_slot(const TaskSpace& space, const Program& p) {
+  return first_slot(space, p, [](const Slot& s) { return s.kind == StepKind::Parallel; });
+}
+
 // The anchor's (S1, S2, S3) tile factors of pure var `var` in program `p` ({0, 0, 0}: no slot).
 std::array<int64_t, 3> anchor_tile(const TaskSpace& space, const Program& p, int var) {
   const int64_t* v = anchor_slot(space, p, StepKind::Tile, var);
@@ -679,9 +684,8 @@ TEST(Space, Avx512BlockedConvExpertsChunkTheBlockLanes) {
               checked = true;
               expect_right_answer(c.sub, space, p, 5);
             }
-            // Its twin with one more loop parallel (the parallel step is on the output stage).
-            const int64_t* par =
-                first_slot(space, p, [](const Slot& s) { return s.kind == StepKind::Parallel; });
+            // Its twin with one more loop parallel.
+            const int64_t* par = parallel_slot(space, p);
             ASSERT_NE(par, nullptr);
             Program twin = p;
             twin.values[par - p.values.data()]++;
@@ -738,9 +742,7 @@ TEST(Space, DepthwiseExpertsAlsoGiveEachCoreItsChannelBlocks) {
     SCOPED_TRACE(t.sub.kind + " " + std::to_string(t.id));
     std::set<int64_t> parallel;
     for (const Program& p : expert_programs(space, hw)) {
-      // The parallel step sits on the output stage, not the anchor.
-      const int64_t* par =
-          first_slot(space, p, [](const Slot& s) { return s.kind == StepKind::Parallel; });
+      const int64_t* par = parallel_slot(space, p);
       ASSERT_NE(par, nullptr) << program_str(space, p);
       parallel.insert(*par);
       if (*par == 1 && st.extents[3] >= hw.cores && checked < 2) {
