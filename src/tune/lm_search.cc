@@ -142,6 +142,7 @@ ZeroShotOptions zero_shot_mode(const std::string& name) {
     o.beam = 1, o.experts = true, o.rank = true, o.samples = 32;
     o.row_split_p = kZeroShotRowSplitP;
     o.serial_work = kZeroShotSerialWork;
+    o.pointwise_weights = kZeroShotPointwiseWeights;
   } else {
     std::string names;
     for (size_t i = 0; i < kZeroShotModeNames.size(); i++)
@@ -230,6 +231,14 @@ std::vector<ZeroShotChoice> zero_shot_candidates(const LanguageModel& m, const T
           }
         out.insert(out.begin(), std::move(c));
       }
+    }
+    Program pw;
+    if (o.pointwise_weights >= 0 &&
+        (double)row_split_shared_bytes(printer.space()) >= o.pointwise_weights * (double)hw.l2_bytes &&
+        pointwise_expert(printer.space(), hw, &pw)) {
+      const auto it = std::find_if(out.begin(), out.end(),
+                                   [&](const ZeroShotChoice& c) { return c.program == pw; });
+      if (it != out.end()) std::rotate(out.begin(), it, it + 1);  // the others keep their order
     }
   }
   return out;

@@ -53,6 +53,13 @@ struct ZeroShotOptions {
   // those with one, each kind in the ranker's order (the ranker has seen serial programs measured
   // almost only at one core). < 0: never.
   double serial_work = -1;
+  // With rank: a dense channel-blocked 1x1 convolution whose weights take at least this
+  // fraction of one core's L2 gets MLAS's pointwise expert (pointwise_expert, space.h) in front.
+  // Inside a model its weights come from memory, and that program reads each of them once per
+  // tile of whole output rows where the block programs read them once per register block: the
+  // ranker, which learns from programs timed alone with their weights in cache, cannot see it.
+  // < 0: never.
+  double pointwise_weights = -1;
 };
 // The "ranker" mode's row_split_p. Decided on training workloads at two threads (ResNet-50 at
 // 192, ResNet-18 at 224, MobileNet-V2 at 192; BENCHMARKS.md, "Row splits without measurement"):
@@ -71,6 +78,12 @@ constexpr double kZeroShotRowSplitP = 0.45;
 // at two cores, a serial program was the fastest in 1 of 84 tasks whose best took >= 100 us
 // (BENCHMARKS.md, "AVX2 again").
 constexpr double kZeroShotSerialWork = 1 << 18;
+// The "ranker" mode's pointwise_weights: half of one core's L2. On ResNet-50 (Intel, L2 2 MiB per
+// core) the pointwise expert ran its five 1x1 layers with 1-4 MiB of weights 10-25% faster inside
+// the model than the ranker's picks at two threads and 3-20% at one (the whole model 3% faster),
+// and its two 28x28 layers with 256-512 KiB 7-19% slower at two threads (BENCHMARKS.md, session
+// 46).
+constexpr double kZeroShotPointwiseWeights = 0.5;
 struct LmSearchOptions {
   double temperature = 1.0;
   int top_k = 0;
@@ -105,7 +118,8 @@ struct ZeroShotChoice {
 // zero-shot ranker (the caller loads it, load_zero_shot_ranker), at two or more threads a blocked
 // convolution's front program preceded by its row-split variant when the ranker deems it nearly as
 // fast and its weights fit in L2, kZeroShotRowSplitP; a large task's serial candidates last,
-// kZeroShotSerialWork), "experts" (only the expert programs, ranked by the model; greedy for tasks
+// kZeroShotSerialWork; a 1x1 blocked convolution with weights of half an L2 or more: MLAS's
+// pointwise expert first, kZeroShotPointwiseWeights), "experts" (only the expert programs, ranked by the model; greedy for tasks
 // without any), "greedy" (beam 1, no experts: the model alone, decision by decision), "ranked"
 // (beam 4 + experts). Measured on the held-out models (BENCHMARKS.md): ranker > experts >> ranked ~
 // greedy; the beam's own programs outscore the experts in the model's likelihood but run slower.

@@ -577,7 +577,10 @@ TEST(Space, BlockedConvolutionExpertBlocksFitTheRegisterFile) {
 // 16 KiB -- sums the input channel blocks one or two at a time outside the register block's walk
 // over that tile, and reads a copy of the padded input. The tile is whole rows: a width without a
 // multiple of the block (56 by 3) is padded and the tile is the padded width (57), one tile per
-// row. AVX2 and AVX-512 alike; 1x1 convolutions get none.
+// row. AVX2 and AVX-512 alike. 1x1 convolutions get none of these; on AVX-512 they get MLAS's
+// pointwise loop order instead: one expert whose 4 x ~6 register blocks walk the whole (padded)
+// width at level 2 while the input blocks are summed 8 at a time outside the walk (the block
+// lanes whole inside it, nothing copied), and it computes the right answer.
 TEST(Space, BlockedConvolutionExpertsSumInputBlocksOutsideTheRowWalk) {
   for (const char* key : kAvx2AndAvx512) {
     const HardwareInfo hw = parse_hardware_key(key);
@@ -591,7 +594,7 @@ TEST(Space, BlockedConvolutionExpertsSumInputBlocksOutsideTheRowWalk) {
       const bool taps = st.rextents[1] * st.rextents[2] > 1;
       SCOPED_TRACE(c.name);
       (taps ? with_taps : without)++;
-      int mlas_order = 0, three_pixels = 0;
+      int mlas_order = 0, three_pixels = 0, pointwise = 0;
       for (const Program& p : expert_programs(space, hw)) {
         const int64_t* at_level = anchor_slot(space, p, StepKind::ComputeAt);
         const int64_t* at_pad = anchor_slot(space, p, StepKind::Pad, 1);
@@ -612,6 +615,22 @@ TEST(Space, BlockedConvolutionExpertsSumInputBlocksOutsideTheRowWalk) {
         // The taps outside the channel reduction (AVX-512's other level-2 form, tested below).
         const int64_t* at_tap = anchor_slot(space, p, StepKind::Tile, 1, /*reduction=*/true);
         if (level != 2 || (taps && at_tap && *at_tap == 1)) continue;
+        if (!taps) {
+          pointwise++;
+          const int64_t lanes = *anchor_slot(space, p, StepKind::Tile, 0, /*reduction=*/true);
+          EXPECT_EQ(lanes, st.rextents[0]) << program_str(space, p);
+          EXPECT_EQ(chunk, std::min<int64_t>(8, st.rextents[3])) << program_str(space, p);
+          EXPECT_EQ(width[0] * width[1] * width[2], (st.extents[1] + pad - 1) / pad * pad)
+              << program_str(space, p);
+          // 6 pixels, or the nearest the width offers unpadded (4 or 7 along 28, 7 along 7).
+          EXPECT_GE(width[2], 4) << program_str(space, p);
+          EXPECT_LE(width[2], 7) << program_str(space, p);
+          EXPECT_EQ(anchor_tile(space, p, 3)[2], std::min<int64_t>(4, st.extents[3]))
+              << program_str(space, p);
+          EXPECT_LE(input_copy, 0) << program_str(space, p);  // nothing copied
+          if (pointwise == 1 && without == 1) expect_right_answer(c.sub, space, p, 7);
+          continue;
+        }
         mlas_order++;
         three_pixels += width[2] == 3;
         EXPECT_EQ(width[0] * width[1] * width[2], (st.extents[1] + pad - 1) / pad * pad)
@@ -633,6 +652,7 @@ TEST(Space, BlockedConvolutionExpertsSumInputBlocksOutsideTheRowWalk) {
         }
       } else {
         EXPECT_EQ(mlas_order, 0);
+        EXPECT_EQ(pointwise, avx2 ? 0 : 1);
       }
     }
     EXPECT_GE(with_taps, 5);

@@ -420,6 +420,67 @@ TEST(Ranker, ZeroShotRowSplitsComeFirstWhenTheRankerAdmitsThem) {
   EXPECT_GE(checked, 1) << "no blocked convolution whose favourite splits channel blocks";
 }
 
+// The weight rule: on a dense channel-blocked 1x1 convolution whose weights take at least
+// pointwise_weights of one core's L2, MLAS's pointwise expert (pointwise_expert) comes first even
+// when the ranker puts it last; the other candidates keep the ranker's order. Lighter weights, a
+// negative fraction, or a task without that expert (3x3): the ranker's order. The unit tasks'
+// weights are small, so the L2 of the hardware is set around them.
+TEST(Ranker, ZeroShotPointwiseExpertFirstWhenTheWeightsFillHalfTheL2) {
+  TinyModel m(5);
+  const HardwareInfo hw = avx512();
+  Graph g = build_zoo_model("resnet18:image=32", 7);
+  prepare_graph(g);
+  block_channels(g, 16);
+  int pointwise = 0, taps = 0;
+  for (const Task& t : partition_graph(g).tasks) {
+    if (testing_space::family(t.sub.kind) != "conv2d_nchwc") continue;
+    auto h = make_task_harness(t.sub, hw, "unit");
+    if (h->space.rule != SpaceRule::TiledAnchor) continue;
+    SCOPED_TRACE(t.sub.kind + " " + std::to_string(t.id));
+    Program pw;
+    const bool has = pointwise_expert(h->space, hw, &pw);
+    const SpaceStage& st = h->space.stages[h->space.anchor];
+    if (st.rextents.size() != 4) {  // the stem (plain input)
+      EXPECT_FALSE(has);
+      continue;
+    }
+    EXPECT_EQ(has, st.rextents[1] * st.rextents[2] == 1);
+    const Ranker r = ranker_fit_to(*h, 7, [&](const Program& p) { return p == pw ? 3.0 : 1.0; });
+    ZeroShotOptions zo = zero_shot_mode("ranker");
+    EXPECT_DOUBLE_EQ(zo.pointwise_weights, kZeroShotPointwiseWeights);
+    zo.ranker = &r;
+    zo.row_split_p = -1;
+    const int64_t weights = row_split_shared_bytes(h->space);
+    HardwareInfo fits = hw, half = hw;
+    fits.l2_bytes = 2 * weights + 4096;  // the weights take less than half of it
+    half.l2_bytes = 2 * weights;
+    const std::vector<ZeroShotChoice> base =
+        zero_shot_candidates(*m.lm, m.tok, *h->printer, fits, zo);
+    const std::vector<ZeroShotChoice> c = zero_shot_candidates(*m.lm, m.tok, *h->printer, half, zo);
+    zo.pointwise_weights = -1;
+    const std::vector<ZeroShotChoice> never =
+        zero_shot_candidates(*m.lm, m.tok, *h->printer, half, zo);
+    ASSERT_EQ(c.size(), base.size());
+    ASSERT_EQ(never.size(), base.size());
+    for (size_t i = 0; i < base.size(); i++) EXPECT_EQ(never[i].program, base[i].program);
+    if (!has) {
+      taps++;
+      for (size_t i = 0; i < base.size(); i++) EXPECT_EQ(c[i].program, base[i].program);
+      continue;
+    }
+    pointwise++;
+    EXPECT_NE(base.at(0).program, pw);  // the ranker's order does not put it first
+    EXPECT_EQ(c.at(0).program, pw);
+    std::vector<Program> rest, base_rest;
+    for (size_t i = 1; i < c.size(); i++) rest.push_back(c[i].program);
+    for (const ZeroShotChoice& b : base)
+      if (b.program != pw) base_rest.push_back(b.program);
+    EXPECT_EQ(rest, base_rest);
+  }
+  EXPECT_GE(pointwise, 1);
+  EXPECT_GE(taps, 1);
+}
+
 // The serial guard: at two threads, on a task of at least serial_work iterations (the "ranker"
 // mode's kZeroShotSerialWork; 0 here, the unit tasks are small), every candidate with a parallel
 // loop comes before those without, each kind in the ranker's order, even when the ranker prefers
