@@ -163,6 +163,15 @@ inline std::vector<TaskCase> representative_tasks(const HardwareInfo& hw) {
   return out;
 }
 
+// True when every channel-blocked convolution of the subgraph has strides of 1.
+inline bool blocked_conv_unit_stride(const Subgraph& sub) {
+  for (const Node& n : sub.graph.nodes)
+    if (n.op == Op::ConvNchwc)
+      for (int64_t v : n.ints("strides", {1, 1}))
+        if (v != 1) return false;
+  return true;
+}
+
 inline std::vector<Tensor> random_inputs(const Subgraph& sub, uint64_t seed) {
   std::vector<Tensor> ins;
   for (size_t i = 0; i < sub.graph.inputs.size(); i++) {

@@ -428,7 +428,7 @@ TEST(Ranker, ZeroShotRowSplitsComeFirstWhenTheRankerAdmitsThem) {
 TEST(Ranker, ZeroShotPointwiseExpertFirstWhenTheWeightsFillHalfTheL2) {
   TinyModel m(5);
   const HardwareInfo hw = avx512();
-  Graph g = build_zoo_model("resnet18:image=32", 7);
+  Graph g = build_zoo_model("resnet50:image=32", 7);  // unit-stride 1x1 layers (bottlenecks)
   prepare_graph(g);
   block_channels(g, 16);
   int pointwise = 0, taps = 0;
@@ -444,8 +444,9 @@ TEST(Ranker, ZeroShotPointwiseExpertFirstWhenTheWeightsFillHalfTheL2) {
       EXPECT_FALSE(has);
       continue;
     }
-    // 1x1 with more than one pixel along the width (the register block's row var).
-    EXPECT_EQ(has, st.rextents[1] * st.rextents[2] == 1 && st.extents[1] > 1);
+    // 1x1 of unit stride with more than one pixel along the width (the register block's row var).
+    EXPECT_EQ(has, st.rextents[1] * st.rextents[2] == 1 && st.extents[1] > 1 &&
+                       testing_space::blocked_conv_unit_stride(t.sub));
     if ((has && pointwise >= 2) || (!has && taps >= 1)) continue;  // enough of each kind
     const Ranker r = ranker_fit_to(*h, 7, [&](const Program& p) { return p == pw ? 3.0 : 1.0; });
     ZeroShotOptions zo = zero_shot_mode("ranker");
