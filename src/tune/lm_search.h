@@ -79,10 +79,10 @@ constexpr double kZeroShotRowSplitP = 0.45;
 // (BENCHMARKS.md, "AVX2 again").
 constexpr double kZeroShotSerialWork = 1 << 18;
 // The "ranker" mode's pointwise_weights: half of one core's L2. On ResNet-50 (Intel, L2 2 MiB per
-// core) the pointwise expert ran its five 1x1 layers with 1-4 MiB of weights 10-25% faster inside
-// the model than the ranker's picks at two threads and 3-20% at one (the whole model 3% faster),
-// and its two 28x28 layers with 256-512 KiB 7-19% slower at two threads (BENCHMARKS.md, session
-// 46).
+// core) the pointwise expert ran its five unit-stride 1x1 layers with 1-4 MiB of weights 10-26%
+// faster inside the model than the ranker's picks at two threads and 2-20% at one (the model end
+// to end 1.4-5% faster at two threads, level at one), and its two 28x28 layers with 256-512 KiB
+// 9-19% slower at two threads (BENCHMARKS.md, session 46).
 constexpr double kZeroShotPointwiseWeights = 0.5;
 struct LmSearchOptions {
   double temperature = 1.0;
