@@ -576,12 +576,12 @@ Target row_walk_target(int a, int r, const Roles& roles, const SpaceStage& st) {
 }
 
 // MLAS's pointwise loop order for a dense blocked 1x1 convolution of unit stride on AVX-512
-// (false for any other task): the input blocks summed 8 at a time (128 channels) outside the walk of 4 x 6 register
-// blocks over a tile of whole output rows, so that a chunk's weights (4 blocks x 128 x 16, 32
-// KiB) stay in L1 for every pixel of the tile, and the weights of a channel-block group are read
-// from L2 (or, inside a model, from memory) once per tile instead of once per register block.
-// On ResNet-50's flattened 1x1 1024 -> 256 @ 14x14 (1 MiB of weights; Intel, two threads) it
-// ran alone in 0.32 ms against the picked block program's 0.34, and inside the model in
+// (false for any other task): the input blocks summed 8 at a time (128 channels) outside the walk
+// of 4 x 6 register blocks over a tile of whole output rows, so that a chunk's weights (4 blocks x
+// 128 x 16, 32 KiB) stay in L1 for every pixel of the tile, and the weights of a channel-block
+// group are read from L2 (or, inside a model, from memory) once per tile instead of once per
+// register block. On ResNet-50's flattened 1x1 1024 -> 256 @ 14x14 (1 MiB of weights; Intel, two
+// threads) it ran alone in 0.32 ms against the picked block program's 0.34, and inside the model in
 // 0.36-0.37 against 0.48-0.50; on the training CNNs' 139 1x1 layers (hot, every expert in one
 // sitting) it was the fastest expert of 20 at two threads and 26 at one, mostly those with many
 // input blocks (BENCHMARKS.md, session 46). 4 x 7 was slower than 4 x 6 on all of ResNet-50's

@@ -143,8 +143,8 @@ Program sample_program(const TaskSpace& space, std::mt19937_64& rng);
 std::vector<Program> expert_programs(const TaskSpace& space, const HardwareInfo& hw);
 // One of them, MLAS's pointwise loop order (a dense channel-blocked 1x1 convolution of unit stride
 // on AVX-512: the input blocks summed 8 at a time outside the register blocks' walk over whole
-// output rows, each weight read once per tile): false for any other task. The zero-shot ranker's weight rule
-// puts it first (tune/lm_search.h, ZeroShotOptions::pointwise_weights).
+// output rows, each weight read once per tile): false for any other task. The zero-shot ranker's
+// weight rule puts it first (tune/lm_search.h, ZeroShotOptions::pointwise_weights).
 bool pointwise_expert(const TaskSpace& space, const HardwareInfo& hw, Program* out);
 
 // Row splits (row_split.cc). At two or more threads, a blocked convolution whose parallel loop

@@ -232,9 +232,10 @@ std::vector<ZeroShotChoice> zero_shot_candidates(const LanguageModel& m, const T
         out.insert(out.begin(), std::move(c));
       }
     }
+    // A 1x1 layer's weights (what no row indexes) of half an L2 or more: MLAS's pointwise order.
+    const double weights = (double)row_split_shared_bytes(printer.space());
     Program pw;
-    if (o.pointwise_weights >= 0 &&
-        (double)row_split_shared_bytes(printer.space()) >= o.pointwise_weights * (double)hw.l2_bytes &&
+    if (o.pointwise_weights >= 0 && weights >= o.pointwise_weights * (double)hw.l2_bytes &&
         pointwise_expert(printer.space(), hw, &pw)) {
       const auto it = std::find_if(out.begin(), out.end(),
                                    [&](const ZeroShotChoice& c) { return c.program == pw; });
