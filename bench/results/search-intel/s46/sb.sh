@@ -9,6 +9,7 @@ cd /work/main
 d=bench/results/search-intel/s46
 z=bench/results/zero-shot/intel/s46/picks/s46q-t2.resnet50.jsonl
 s45=bench/results/zero-shot/intel/s45/picks/s45r1-t2.resnet50.jsonl
+[ -f $d/resnet50.t2.tlmevo100.jsonl ] || gunzip -k $d/resnet50.t2.tlmevo100.jsonl.gz
 # The zero-shot picks the weight rule changed (they differ from session 45's on exactly those).
 python3 - "$z" "$s45" > runs/s46/pw_picks.jsonl <<'P'
 import json, sys
