@@ -584,8 +584,8 @@ Target row_walk_target(int a, int r, const Roles& roles, const SpaceStage& st) {
 // threads) it ran alone in 0.32 ms against the picked block program's 0.34, and inside the model in
 // 0.36-0.37 against 0.48-0.50; on the training CNNs' 139 1x1 layers (hot, every expert in one
 // sitting, the strided ones still among them) it was the fastest expert of 20 at two threads and
-// 26 at one, mostly those with many input blocks (BENCHMARKS.md, session 46). 4 x 7 was slower than 4 x 6 on all of ResNet-50's
-// 1x1 layers but one.
+// 26 at one, mostly those with many input blocks (BENCHMARKS.md, session 46). 4 x 7 was slower
+// than 4 x 6 on all of ResNet-50's 1x1 layers but one.
 bool pointwise_target(const Roles& roles, const SpaceStage& st, Target* out) {
   if (roles.depthwise || st.lanes < 16 || st.rextents.size() != 4 || roles.u < 0) return false;
   if (st.rextents[1] * st.rextents[2] > 1) return false;  // kernel taps
