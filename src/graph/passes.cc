@@ -7,10 +7,12 @@
 //                   Other BNs with constant parameters become Mul + Add by [1, C, 1, ...]
 //                   constants (one fused elementwise epilogue instead of five inputs).
 //  fold_constants   evaluates nodes whose inputs are all constant (after edits).
-//  prepare_graph    the two, then remove_dead, then checks outputs and zero-size dims.
+//  canonicalize_operands  Add(W, x) / Mul(W, x) -> Add(x, W) / Mul(x, W) for a weight W.
+//  prepare_graph    the three, then remove_dead, then checks outputs and zero-size dims.
 #include "graph/passes.h"
 
 #include <cmath>
+#include <utility>
 
 #include "graph/interp_common.h"
 #include "graph/interpreter.h"
@@ -146,9 +148,22 @@ void fold_constants(Graph& g) {
   g.nodes = std::move(kept);
 }
 
+void canonicalize_operands(Graph& g) {
+  auto is_weight = [&](ValueId v) {
+    return v != kNoValue && g.value(v).is_constant() && g.value(v).data->numel() > 1;
+  };
+  for (Node& n : g.nodes) {
+    if ((n.op != Op::Add && n.op != Op::Mul) || n.inputs.size() != 2) continue;
+    const ValueId a = n.inputs[0], b = n.inputs[1];
+    if (is_weight(a) && b != kNoValue && !g.value(b).is_constant())
+      std::swap(n.inputs[0], n.inputs[1]);
+  }
+}
+
 void prepare_graph(Graph& g) {
   fold_batchnorm(g);
   fold_constants(g);
+  canonicalize_operands(g);
   g.remove_dead();
   std::vector<bool> produced(g.values.size(), false);
   for (const Node& n : g.nodes)

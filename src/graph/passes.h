@@ -16,6 +16,13 @@ void fold_batchnorm(Graph& g);
 // (Graph::add already folds eagerly; this pass catches graphs edited after construction.)
 void fold_constants(Graph& g);
 
+// Puts the weight of a commutative binary op second: Add(W, x) and Mul(W, x), W a constant of
+// more than one element and x computed, become Add(x, W) and Mul(x, W). Exporters differ (PyTorch
+// writes a Linear's bias add as Add(bias, matmul)); one form makes the same computation one task
+// and one tensor sentence, whichever exporter wrote it. Scalars stay where they are (they are
+// printed inline, by value).
+void canonicalize_operands(Graph& g);
+
 // Channel-blocked activations (docs/layout.md, graph/layout.cc): 2-D convolutions whose output
 // channels are a multiple of `block` become ConvNchwc over [N, C/block, H, W, block] values, and
 // the elementwise ops and pools between them follow; values are converted between the layouts
@@ -29,8 +36,8 @@ void block_channels(Graph& g, int block, bool flat_pixels = true);
 int layout_block(const std::string& layout, int lanes);
 
 // The standard pipeline run on every imported or built model before partitioning:
-// fold_batchnorm, fold_constants, remove_dead; then checks that every graph output is
-// produced by a node or is an input, and that no value has a zero-size dimension.
+// fold_batchnorm, fold_constants, canonicalize_operands, remove_dead; then checks that every graph
+// output is produced by a node or is an input, and that no value has a zero-size dimension.
 void prepare_graph(Graph& g);
 
 }  // namespace tlm

@@ -1,5 +1,6 @@
 // Graph passes: fold_batchnorm preserves results (interpret before/after on random inputs) and
-// removes the BN where it should; fold_constants, remove_dead and prepare_graph's checks.
+// removes the BN where it should; fold_constants, canonicalize_operands, remove_dead and
+// prepare_graph's checks.
 #include "graph/passes.h"
 
 #include <gtest/gtest.h>
@@ -117,6 +118,28 @@ TEST(Passes, FoldConstantsAfterEdit) {
   EXPECT_TRUE(g.nodes.empty());
   ASSERT_TRUE(g.value(y).is_constant());
   expect_near(floats_of(*g.value(y).data), {0, 4, 6});
+}
+
+TEST(Passes, CanonicalizeOperandsPutsWeightsSecond) {
+  Graph g;
+  ValueId x = g.add_input("x", DType::F32, {2, 3});
+  ValueId y = g.add_input("y", DType::F32, {2, 3});
+  ValueId w = g.add_constant("w", random_tensor(DType::F32, {3}, 1));
+  ValueId a = g.add(Op::Add, {w, x});                                                // swapped
+  ValueId m = g.add(Op::Mul, {w, a});                                                // swapped
+  ValueId s = g.add(Op::Mul, {g.add_constant("s", Tensor::scalar<float>(2.f)), m});  // scalar: kept
+  ValueId d = g.add(Op::Sub, {w, s});     // not commutative: kept
+  g.mark_output(g.add(Op::Add, {y, d}));  // activations: kept
+  Graph before = g;
+  canonicalize_operands(g);
+  ASSERT_EQ(g.nodes.size(), 5u);
+  EXPECT_EQ(g.nodes[0].inputs, (std::vector<ValueId>{x, w}));
+  EXPECT_EQ(g.nodes[1].inputs, (std::vector<ValueId>{a, w}));
+  EXPECT_EQ(g.nodes[2].inputs[1], m);
+  EXPECT_EQ(g.nodes[3].inputs, (std::vector<ValueId>{w, s}));
+  EXPECT_EQ(g.nodes[4].inputs, (std::vector<ValueId>{y, d}));
+  expect_same_results(before, g,
+                      {random_tensor(DType::F32, {2, 3}, 2), random_tensor(DType::F32, {2, 3}, 3)});
 }
 
 TEST(Passes, RemoveDead) {

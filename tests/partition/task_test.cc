@@ -3,6 +3,7 @@
 
 #include <sstream>
 
+#include "graph/passes.h"
 #include "partition/builders.h"
 
 namespace tlm {
@@ -68,6 +69,30 @@ TEST(Task, KeySeesShapesAttributesAndRolesButNotWeightValues) {
   EXPECT_NE(base, build({1, 3, 8, 8}, 1, 1, true));
   EXPECT_NE(base.find("Conv"), std::string::npos);
   EXPECT_NE(base.find("strides=[1,1]"), std::string::npos);
+}
+
+// Exporters differ in operand order (PyTorch writes a Linear's bias add as Add(bias, matmul)):
+// after prepare_graph both orders are one task, with the weight second; a scalar stays first.
+TEST(Task, CommutedWeightOperandIsTheSameTask) {
+  auto build = [](bool bias_first) {
+    Graph g;
+    ValueId x = g.add_input("x", DType::F32, {1, 16, 32});
+    ValueId mm = g.add(Op::MatMul, {x, weight(g, {32, 48}, 1)});
+    ValueId b = weight(g, {48}, 2);
+    ValueId y = bias_first ? binary(g, Op::Add, b, mm) : binary(g, Op::Add, mm, b);
+    ValueId s = weight(g, {48}, 3);
+    ValueId z = bias_first ? binary(g, Op::Mul, s, y) : binary(g, Op::Mul, y, s);
+    g.mark_output(binary(g, Op::Mul, scalar(g, 0.5f), z));
+    prepare_graph(g);
+    Partition p = partition_graph(g);
+    TLM_CHECK(p.tasks.size() == 1) << "one task expected";
+    return p.tasks[0].sub.key;
+  };
+  const std::string key = build(false);
+  EXPECT_EQ(build(true), key);
+  EXPECT_NE(key.find("Add(%0, w1)"), std::string::npos) << key;
+  EXPECT_NE(key.find("Mul(%1, w2)"), std::string::npos) << key;
+  EXPECT_NE(key.find("Mul(f32[]=0x1p-1, %2)"), std::string::npos) << key;
 }
 
 TEST(Flops, ConvExact) {
