@@ -148,16 +148,20 @@ void fold_constants(Graph& g) {
   g.nodes = std::move(kept);
 }
 
-void canonicalize_operands(Graph& g) {
+bool canonicalize_operands(Graph& g) {
   auto is_weight = [&](ValueId v) {
     return v != kNoValue && g.value(v).is_constant() && g.value(v).data->numel() > 1;
   };
+  bool swapped = false;
   for (Node& n : g.nodes) {
     if ((n.op != Op::Add && n.op != Op::Mul) || n.inputs.size() != 2) continue;
     const ValueId a = n.inputs[0], b = n.inputs[1];
-    if (is_weight(a) && b != kNoValue && !g.value(b).is_constant())
+    if (is_weight(a) && b != kNoValue && !g.value(b).is_constant()) {
       std::swap(n.inputs[0], n.inputs[1]);
+      swapped = true;
+    }
   }
+  return swapped;
 }
 
 void prepare_graph(Graph& g) {

@@ -21,7 +21,8 @@ void fold_constants(Graph& g);
 // writes a Linear's bias add as Add(bias, matmul)); one form makes the same computation one task
 // and one tensor sentence, whichever exporter wrote it. Scalars stay where they are (they are
 // printed inline, by value).
-void canonicalize_operands(Graph& g);
+// True when it swapped any.
+bool canonicalize_operands(Graph& g);
 
 // Channel-blocked activations (docs/layout.md, graph/layout.cc): 2-D convolutions whose output
 // channels are a multiple of `block` become ConvNchwc over [N, C/block, H, W, block] values, and

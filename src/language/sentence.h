@@ -49,7 +49,10 @@ std::vector<std::string> subgraph_tokens(const Subgraph& sub);
 // UserError naming the token (1-based position in `tokens`) when the tokens do not describe a
 // canonical subgraph: unknown op or attribute, bad number, shape inference failure, a printed
 // output type that differs from the inferred one, or a non-canonical spelling.
-Subgraph subgraph_from_tokens(const std::vector<std::string>& tokens);
+// With `reordered`: a subgraph spelled in an operand order the graph no longer produces (a weight
+// first in Add or Mul, written before session 48: graph/passes.h, canonicalize_operands) is read
+// and returned in the canonical order; *reordered says whether it was.
+Subgraph subgraph_from_tokens(const std::vector<std::string>& tokens, bool* reordered = nullptr);
 
 // Splits text at runs of spaces/tabs (a sentence has no other separator).
 std::vector<std::string> split_tokens(const std::string& text);

@@ -27,6 +27,7 @@
 #include <cstring>
 #include <memory>
 
+#include "graph/passes.h"
 #include "graph/shape_infer.h"
 #include "language/sentence.h"
 
@@ -362,7 +363,7 @@ std::vector<std::string> subgraph_tokens(const Subgraph& sub) {
   return out;
 }
 
-Subgraph subgraph_from_tokens(const std::vector<std::string>& tokens) {
+Subgraph subgraph_from_tokens(const std::vector<std::string>& tokens, bool* reordered) {
   Reader r(tokens);
   Graph src;  // the "model" the subgraph is cut from
   std::vector<ValueId> in_ids, w_ids, c_ids, n_ids;
@@ -482,6 +483,10 @@ Subgraph subgraph_from_tokens(const std::vector<std::string>& tokens) {
     TLM_USER_CHECK(got == want) << "token " << i + 1 << " ('" << got
                                 << "'): not the canonical spelling of this subgraph, which has '"
                                 << want << "' here";
+  }
+  if (reordered) {
+    *reordered = canonicalize_operands(src);
+    if (*reordered) sub = make_subgraph(src, group, &feeds);
   }
   return sub;
 }

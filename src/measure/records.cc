@@ -13,6 +13,7 @@
 #include <cstring>
 #include <iostream>
 #include <limits>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
@@ -343,13 +344,101 @@ bool RecordReader::next(MeasureRecord* out) {
   return false;
 }
 
+namespace {
+
+// A key line "%k = Add(w<j>, X) -> ..." (or Mul) with X computed or an activation: written
+// before operands were put in canonical order. Returns the key with such lines' operands
+// swapped, or "" when there is none.
+std::string reordered_key(const std::string& key) {
+  std::string out;
+  bool any = false;
+  size_t at = 0;
+  while (at < key.size()) {
+    size_t end = key.find('\n', at);
+    if (end == std::string::npos) end = key.size();
+    std::string line = key.substr(at, end - at);
+    for (const char* op : {"= Add(w", "= Mul(w"}) {
+      const size_t open = line.find(op);
+      if (open == std::string::npos) continue;
+      const size_t a = open + 6, comma = line.find(", ", a), close = line.find(')', a);
+      if (comma == std::string::npos || close == std::string::npos || comma > close) break;
+      const std::string first = line.substr(a, comma - a),
+                        second = line.substr(comma + 2, close - comma - 2);
+      if (second.rfind("%", 0) != 0 && second.rfind("in", 0) != 0) break;
+      line = line.substr(0, a) + second + ", " + first + line.substr(close);
+      any = true;
+      break;
+    }
+    out += line;
+    if (end < key.size()) out += '\n';
+    at = end + 1;
+  }
+  return any ? out : std::string();
+}
+
+// Renames records of the old operand order (reordered_key) to the canonical task: the key by
+// text, the sentence's subgraph part re-read in canonical order (the decisions do not change;
+// each task and hardware checked once by parsing a whole renamed sentence). A record whose
+// sentence does not read back as a program of the canonical task is left as it was.
+class OperandOrderMigration {
+ public:
+  bool apply(MeasureRecord* r) {
+    const std::string key = reordered_key(r->task_key);
+    if (key.empty()) return false;
+    std::vector<std::string> t = split_tokens(r->sentence);
+    size_t h = 0;
+    while (h < t.size() && t[h].rfind("isa=", 0) != 0) h++;
+    if (h == t.size()) {  // an autoscheduler marker: no subgraph to rename
+      r->task_key = key;
+      return true;
+    }
+    if (t.size() < h + 6) return false;
+    const std::string head = join_tokens({t.begin(), t.begin() + h + 6});
+    auto it = done_.find(head);
+    if (it == done_.end()) it = done_.emplace(head, rename(t, h, key)).first;
+    if (it->second.empty()) return false;
+    std::vector<std::string> s = split_tokens(it->second);
+    s.insert(s.end(), t.begin() + h + 6, t.end());
+    r->sentence = join_tokens(s);
+    r->task_key = key;
+    return true;
+  }
+
+ private:
+  // The canonical subgraph and hardware tokens, or "" when this task cannot be renamed.
+  static std::string rename(const std::vector<std::string>& t, size_t h, const std::string& key) {
+    try {
+      bool reordered = false;
+      Subgraph sub = subgraph_from_tokens({t.begin(), t.begin() + h}, &reordered);
+      if (!reordered || sub.key != key) return "";
+      std::vector<std::string> head = subgraph_tokens(sub);
+      head.insert(head.end(), t.begin() + h, t.begin() + h + 6);
+      std::vector<std::string> whole = head;
+      whole.insert(whole.end(), t.begin() + h + 6, t.end());
+      parse_sentence(join_tokens(whole));  // the decisions are a program of the canonical task
+      return join_tokens(head);
+    } catch (const UserError&) {
+      return "";
+    }
+  }
+  std::map<std::string, std::string> done_;
+};
+
+}  // namespace
+
 std::vector<MeasureRecord> load_records(const std::string& path, LoadStats* stats) {
   RecordReader reader(path);
   std::vector<MeasureRecord> records;
   MeasureRecord r;
-  while (reader.next(&r)) records.push_back(std::move(r));
+  OperandOrderMigration migration;
+  int64_t reordered = 0;
+  while (reader.next(&r)) {
+    reordered += migration.apply(&r);
+    records.push_back(std::move(r));
+  }
   if (stats) {
     stats->records = (int64_t)records.size();
+    stats->reordered = reordered;
     stats->cut_short_lines = reader.cut_short_lines();
   } else if (reader.cut_short_lines() > 0) {
     std::cerr << "warning: " << path << ": skipped " << reader.cut_short_lines()

@@ -136,9 +136,12 @@ int64_t unix_time_ms();
 struct LoadStats {
   int64_t records = 0;
   int64_t cut_short_lines = 0;  // partial lines left by a crash, skipped
+  int64_t reordered = 0;        // records renamed to their task's canonical operand order
 };
 // Without `stats`, skipped cut-short lines are reported as a warning on stderr; with it, the
-// caller gets the count and decides.
+// caller gets the count and decides. Records written before the graph put a weight second in Add
+// and Mul (session 48; graph/passes.h, canonicalize_operands) come back under their task's
+// canonical key and sentence: the same program, so old tuning records still match their tasks.
 std::vector<MeasureRecord> load_records(const std::string& path, LoadStats* stats = nullptr);
 
 // Every error-free record of each task, keyed by task_key, fastest first (equal medians: the

@@ -1,11 +1,18 @@
 // What gets deployed from a task's measured programs (deployed_choice): the fastest, except that
 // at two or more threads a blocked convolution takes its fastest row-split program when that is
-// within kRowSplitTolerance of the fastest (space.h, "Row splits").
+// within kRowSplitTolerance of the fastest (space.h, "Row splits"). Records of the operand order
+// before session 48 still match their tasks.
 #include "measure/recorded_schedules.h"
 
+#include <unistd.h>
+
+#include <cstdio>
 #include <random>
 
+#include "graph/passes.h"
 #include "lower/autoschedule.h"
+#include "measure/harness.h"
+#include "measure/records.h"
 #include "space/space_cases.h"
 
 namespace tlm::testing_space {
@@ -36,6 +43,74 @@ TEST(RecordedSchedules, RowSplitsWithinTheToleranceAreDeployedAtTwoThreads) {
   EXPECT_EQ(deployed_choice(printer, 2, {{1.0, r}, {1.01, c}}), r);
   const std::string marker = autoscheduler_marker(HalideAutoscheduler::Mullapudi2016);
   EXPECT_EQ(deployed_choice(printer, 2, {{1.0, marker}, {near, r}}), marker);
+}
+
+// Records written before the graph put a weight second in Add and Mul (session 48) name a task by
+// the old operand order, Add(bias, matmul) as PyTorch exports it. Loaded, they come back under the
+// canonical task's key and sentence, the same program, so a model's old tuning records still
+// give each task its best program; an autoscheduler marker is renamed too, other records not.
+TEST(RecordedSchedules, RecordsOfTheOldOperandOrderMatchTheCanonicalTask) {
+  const HardwareInfo hw = detect_hardware();
+  auto build = [](bool canonical) {
+    Graph g;
+    ValueId x = g.add_input("x", DType::F32, {1, 16, 32});
+    ValueId mm =
+        g.add(Op::MatMul, {x, g.add_constant("w", random_tensor(DType::F32, {32, 48}, 1))});
+    ValueId b = g.add_constant("b", random_tensor(DType::F32, {48}, 2));
+    g.mark_output(g.add(Op::Relu, {g.add(Op::Add, {b, mm})}));
+    if (canonical) prepare_graph(g);
+    return partition_graph(g);
+  };
+  const Partition old_p = build(false), new_p = build(true);
+  ASSERT_EQ(old_p.tasks.size(), 1u);
+  ASSERT_EQ(new_p.tasks.size(), 1u);
+  const Subgraph &old_sub = old_p.tasks[0].sub, &new_sub = new_p.tasks[0].sub;
+  ASSERT_NE(old_sub.key, new_sub.key);
+  ASSERT_NE(old_sub.key.find("Add(w1, %0)"), std::string::npos) << old_sub.key;
+
+  LoweredTask old_lowered = lower_subgraph(old_sub), new_lowered = lower_subgraph(new_sub);
+  TaskSpace old_space = build_space(old_lowered, hw), new_space = build_space(new_lowered, hw);
+  TaskPrinter old_printer(old_sub, hw, old_space), new_printer(new_sub, hw, new_space);
+  std::mt19937_64 rng(3);
+  const Program fast = sample_program(old_space, rng), slow = sample_program(old_space, rng);
+  auto record = [&](const std::string& key, const std::string& sentence, double s) {
+    MeasureRecord r;
+    r.task_key = key;
+    r.task_kind = old_sub.kind;
+    r.workload = "test";
+    r.sentence = sentence;
+    r.hardware = hardware_key(hw);
+    r.latencies_s = {s};
+    r.median_s = s;
+    r.strategy = "random";
+    return r;
+  };
+  const std::string marker = autoscheduler_marker(HalideAutoscheduler::Mullapudi2016);
+  const std::string path = ::testing::TempDir() + "tlm_old_order_" + std::to_string(getpid());
+  std::remove(path.c_str());
+  {
+    RecordWriter w(path);
+    w.append(record(old_sub.key, old_printer.text(slow), 2e-3));
+    w.append(record(old_sub.key, old_printer.text(fast), 1e-3));
+    w.append(record(old_sub.key, marker, 3e-3));
+    w.append(record("another task", "not a sentence", 1e-3));
+  }
+  LoadStats stats;
+  const std::vector<MeasureRecord> got = load_records(path, &stats);
+  EXPECT_EQ(stats.reordered, 3);
+  ASSERT_EQ(got.size(), 4u);
+  for (int i = 0; i < 3; i++) EXPECT_EQ(got[i].task_key, new_sub.key);
+  EXPECT_EQ(got[0].sentence, new_printer.text(slow));
+  EXPECT_EQ(got[1].sentence, new_printer.text(fast));
+  EXPECT_EQ(got[2].sentence, marker);
+  EXPECT_EQ(got[3].task_key, "another task");
+  EXPECT_EQ(got[3].sentence, "not a sentence");
+  Program back;
+  EXPECT_TRUE(program_from_sentence(new_printer, got[1].sentence, &back));
+  EXPECT_EQ(back.values, fast.values);
+  EXPECT_EQ(best_sentences_from_records(new_p, path, hw),
+            std::vector<std::string>{got[1].sentence});
+  std::remove(path.c_str());
 }
 
 }  // namespace
