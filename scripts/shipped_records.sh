@@ -5,10 +5,10 @@
 # (bench/results/zero-shot/expert-train*.jsonl.gz: Zen 4, Zen 5; Zen 3 for the AVX2 blocked
 # workloads; an Intel Xeon with AVX-512 for the blocked and transformer ones, one thread and
 # two, sessions 41-45: -s44 the tap-split and per-core depthwise experts, -s45 the tap splits'
-# one-more-loop-parallel twins, -s48 the greedy programs of session 47's fine-tuned language
-# model (tlm-greedy, what the zero-shot ranker must compare); session 46's 1x1 records are kept
-# apart, in bench/results/zero-shot/intel/s46/). Only training workloads: `tlm finetune` and `tlm ranker
-# train` also leave out every held-out task by key.
+# one-more-loop-parallel twins; kept apart: session 46's 1x1 records, in
+# bench/results/zero-shot/intel/s46/, and session 48's greedy programs of the candidate language
+# model, in bench/results/zero-shot/intel/s48/greedy/). Only training workloads: `tlm finetune`
+# and `tlm ranker train` also leave out every held-out task by key.
 # Used by scripts/finetune_shipped.sh and scripts/train_ranker.sh. Run from the root:
 #   scripts/shipped_records.sh DIR
 set -eu
