@@ -10,6 +10,8 @@
 # kind's experts: ONLY='ConvNchwc .* group 1 ' (dense channel-blocked convolutions).
 # GREEDY=1 also measures the language model's most likely program of every task (beam 1, the
 # zero-shot ranker's other candidate: the ranker must see how it compares on this machine).
+# MODEL=CKPT: that checkpoint's greedy program instead of the shipped model's; EXPERTS=0 measures
+# the greedy programs alone (e.g. a candidate model's, for the ranker: session 48).
 # THREADS=N writes and measures for N threads (the hardware key's cores=N; default: every core),
 # CPUS=LIST pins every step (taskset), e.g. two one-thread lanes: THREADS=1 CPUS=0 ... & THREADS=1
 # CPUS=1 ..., each with its own WORKLOADS and its own OUT (concatenate them afterwards).
@@ -20,6 +22,8 @@ threads=()
 [ -n "${THREADS:-}" ] && threads=(--threads "$THREADS")
 pin=()
 [ -n "${CPUS:-}" ] && pin=(taskset -c "$CPUS")
+model=()
+[ -n "${MODEL:-}" ] && model=(--model "$MODEL")
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 train=$("$tlm" zoo --list train)
@@ -44,10 +48,12 @@ n=$(echo $workloads | wc -w)
 i=0
 for w in $workloads; do
   i=$((i + 1))
-  "${pin[@]}" "$tlm" "${threads[@]}" generate "$w" --layout nchw --task all --expert -o "$tmp/s.txt" 2>/dev/null
+  : > "$tmp/s.txt"
+  [ "${EXPERTS:-1}" != 0 ] &&
+    "${pin[@]}" "$tlm" "${threads[@]}" generate "$w" --layout nchw --task all --expert -o "$tmp/s.txt" 2>/dev/null
   : > "$tmp/g.txt"
   [ -n "${GREEDY:-}" ] &&
-    "${pin[@]}" "$tlm" "${threads[@]}" generate "$w" --layout nchw --task all --beam 1 -n 1 -o "$tmp/g.txt" 2>/dev/null
+    "${pin[@]}" "$tlm" "${threads[@]}" generate "$w" --layout nchw --task all --beam 1 -n 1 "${model[@]}" -o "$tmp/g.txt" 2>/dev/null
   if [ -n "${ONLY:-}" ]; then
     for f in s g; do
       grep -E -- "$ONLY" "$tmp/$f.txt" > "$tmp/only.txt" || true
