@@ -350,6 +350,9 @@ namespace {
 // before operands were put in canonical order. Returns the key with such lines' operands
 // swapped, or "" when there is none.
 std::string reordered_key(const std::string& key) {
+  // Every record is loaded through here: keys without such a line are not copied.
+  if (key.find("= Add(w") == std::string::npos && key.find("= Mul(w") == std::string::npos)
+    return std::string();
   std::string out;
   bool any = false;
   size_t at = 0;
@@ -397,7 +400,7 @@ class OperandOrderMigration {
     auto it = done_.find(head);
     if (it == done_.end()) it = done_.emplace(head, rename(t, h, key)).first;
     if (it->second.empty()) return false;
-    std::vector<std::string> s = split_tokens(it->second);
+    std::vector<std::string> s = it->second;
     s.insert(s.end(), t.begin() + h + 6, t.end());
     r->sentence = join_tokens(s);
     r->task_key = key;
@@ -405,23 +408,24 @@ class OperandOrderMigration {
   }
 
  private:
-  // The canonical subgraph and hardware tokens, or "" when this task cannot be renamed.
-  static std::string rename(const std::vector<std::string>& t, size_t h, const std::string& key) {
+  // The canonical subgraph and hardware tokens, or none when this task cannot be renamed.
+  static std::vector<std::string> rename(const std::vector<std::string>& t, size_t h,
+                                         const std::string& key) {
     try {
       bool reordered = false;
       Subgraph sub = subgraph_from_tokens({t.begin(), t.begin() + h}, &reordered);
-      if (!reordered || sub.key != key) return "";
+      if (!reordered || sub.key != key) return {};
       std::vector<std::string> head = subgraph_tokens(sub);
       head.insert(head.end(), t.begin() + h, t.begin() + h + 6);
       std::vector<std::string> whole = head;
       whole.insert(whole.end(), t.begin() + h + 6, t.end());
       parse_sentence(join_tokens(whole));  // the decisions are a program of the canonical task
-      return join_tokens(head);
+      return head;
     } catch (const UserError&) {
-      return "";
+      return {};
     }
   }
-  std::map<std::string, std::string> done_;
+  std::map<std::string, std::vector<std::string>> done_;  // prompt text -> rename(), cached
 };
 
 }  // namespace
