@@ -118,7 +118,7 @@ bool value_from_token(const Slot& slot, const int64_t* slot_values, int pos,
 }
 
 TaskPrinter::TaskPrinter(const Subgraph& sub, const HardwareInfo& hw, const TaskSpace& space)
-    : space_(&space) {
+    : space_(&space), hw_(hw) {
   prompt_ = subgraph_tokens(sub);
   n_subgraph_ = prompt_.size();
   std::vector<std::string> hwt = hardware_tokens(hw);

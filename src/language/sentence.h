@@ -96,6 +96,7 @@ class TaskPrinter {
   size_t prompt_subgraph_size() const { return n_subgraph_; }
   const std::vector<std::string>& header(size_t slot) const { return headers_.at(slot); }
   const TaskSpace& space() const { return *space_; }
+  const HardwareInfo& hardware() const { return hw_; }  // the prompt's machine
   // Total tokens of every sentence of this task (all programs have the same length).
   size_t sentence_size() const;
 
@@ -106,6 +107,7 @@ class TaskPrinter {
 
  private:
   const TaskSpace* space_;
+  HardwareInfo hw_;
   std::vector<std::string> prompt_;
   size_t n_subgraph_ = 0;
   std::vector<std::vector<std::string>> headers_;

@@ -25,6 +25,11 @@ struct TaskTokens {
   int64_t length = 0;                     // ids of a whole sentence (without <eos>)
 };
 
+bool need_parallel(const TaskPrinter& printer, double serial_work) {
+  return serial_work >= 0 && printer.hardware().cores >= 2 &&
+         largest_stage_work(printer.space()) >= serial_work;
+}
+
 TaskTokens task_tokens(const Tokenizer& tok, const TaskPrinter& printer, int block_size) {
   TaskTokens t;
   t.prompt.push_back(kBosId);
@@ -49,10 +54,14 @@ struct Options {
   std::vector<int> ids;
 };
 
+// drop_serial: leave out the Parallel slot's 0 when another option remains
+// (GenerateOptions::serial_work).
 Options options_of(const TaskSpace& space, const Tokenizer& tok, const Slot& slot, int pos,
-                   const std::vector<int64_t>& prefix) {
+                   const std::vector<int64_t>& prefix, bool drop_serial) {
   Options o;
   o.values = next_options(space, prefix);
+  if (drop_serial && slot.kind == StepKind::Parallel && o.values.size() > 1)
+    o.values.erase(std::remove(o.values.begin(), o.values.end(), int64_t{0}), o.values.end());
   const int64_t* slot_values = prefix.data() + prefix.size() - pos;
   for (int64_t v : o.values) o.ids.push_back(tok.value_id(value_token(slot, slot_values, pos, v)));
   return o;
@@ -121,7 +130,7 @@ void decode_slots(DecodeSession& sess, const TaskSpace& space, const TaskTokens&
 std::vector<GeneratedProgram> sample_round(const LanguageModel& m, const Tokenizer& tok,
                                            const TaskSpace& space, const TaskTokens& tt, int rows,
                                            const GenerateOptions& o, size_t first_row,
-                                           std::mt19937_64& rng) {
+                                           bool parallel, std::mt19937_64& rng) {
   std::unique_ptr<DecodeSession> sess = m.start_decoding(rows);
   const int V = m.config().vocab_size;
   std::vector<GeneratedProgram> out(rows);
@@ -132,7 +141,7 @@ std::vector<GeneratedProgram> sample_round(const LanguageModel& m, const Tokeniz
   decode_slots(*sess, space, tt, [&](const Slot& slot, int a, const std::vector<float>& logp) {
     std::vector<int> chosen(rows);
     for (int r = 0; r < rows; r++) {
-      Options opt = options_of(space, tok, slot, a, out[r].program.values);
+      Options opt = options_of(space, tok, slot, a, out[r].program.values, parallel);
       std::vector<double> lp = masked_logprobs(logp.data() + (size_t)r * V, opt, o.temperature);
       size_t i = opt.values.size();
       const size_t pos = out[r].program.values.size();
@@ -155,7 +164,8 @@ std::vector<GeneratedProgram> sample_round(const LanguageModel& m, const Tokeniz
 
 // Beam search of width W: the W most likely programs (sum of renormalized log-probabilities).
 std::vector<GeneratedProgram> beam_search(const LanguageModel& m, const Tokenizer& tok,
-                                          const TaskSpace& space, const TaskTokens& tt, int W) {
+                                          const TaskSpace& space, const TaskTokens& tt, int W,
+                                          bool parallel) {
   std::unique_ptr<DecodeSession> sess = m.start_decoding(1);
   const int V = m.config().vocab_size;
   std::vector<GeneratedProgram> beams(1);
@@ -168,7 +178,7 @@ std::vector<GeneratedProgram> beam_search(const LanguageModel& m, const Tokenize
     };
     std::vector<Cand> cands;
     for (int r = 0; r < (int)beams.size(); r++) {
-      Options opt = options_of(space, tok, slot, a, beams[r].program.values);
+      Options opt = options_of(space, tok, slot, a, beams[r].program.values, parallel);
       std::vector<double> lp = masked_logprobs(logp.data() + (size_t)r * V, opt, 1.0);
       for (size_t i = 0; i < lp.size(); i++)
         cands.push_back({beams[r].logprob + lp[i], r, opt.values[i], opt.ids[i]});
@@ -204,11 +214,12 @@ std::vector<GeneratedProgram> generate_programs(const LanguageModel& m, const To
   const auto t0 = std::chrono::steady_clock::now();
   const TaskSpace& space = printer.space();
   TaskTokens tt = task_tokens(tok, printer, m.config().block_size);
+  const bool parallel = need_parallel(printer, o.serial_work);
   GenerateStats st;
   std::vector<GeneratedProgram> out;
   if (o.beam > 0) {
     TLM_USER_CHECK(o.n <= o.beam) << "generate: -n " << o.n << " exceeds the beam width " << o.beam;
-    out = beam_search(m, tok, space, tt, o.beam);
+    out = beam_search(m, tok, space, tt, o.beam, parallel);
     st.sequences = (int64_t)out.size();
     if ((int)out.size() > o.n) out.resize(o.n);
   } else {
@@ -220,7 +231,7 @@ std::vector<GeneratedProgram> generate_programs(const LanguageModel& m, const To
       int rows = std::min(o.batch, std::max(1, o.n - (int)out.size()));
       if (round > 0) rows = o.batch;  // repeats: decode full batches
       for (GeneratedProgram& g :
-           sample_round(m, tok, space, tt, rows, o, (size_t)st.sequences, rng)) {
+           sample_round(m, tok, space, tt, rows, o, (size_t)st.sequences, parallel, rng)) {
         st.sequences++;
         if ((int)out.size() >= o.n) break;
         if (!seen.insert(g.program.values).second) {
@@ -244,6 +255,7 @@ DecisionScores score_programs(const LanguageModel& m, const Tokenizer& tok,
   const TaskSpace& space = printer.space();
   if (logprobs) logprobs->clear();
   TaskTokens tt = task_tokens(tok, printer, m.config().block_size);
+  const bool parallel = need_parallel(printer, GenerateOptions{}.serial_work);
   const int V = m.config().vocab_size;
   DecisionScores sc;
   for (const Program& p : programs) {
@@ -266,11 +278,18 @@ DecisionScores score_programs(const LanguageModel& m, const Tokenizer& tok,
     for (size_t k = 0; k < space.slots.size(); k++) {
       const Slot& slot = space.slots[k];
       for (int a = 0; a < slot.arity; a++, v++) {
-        Options opt = options_of(space, tok, slot, a, prefix);
+        Options opt = options_of(space, tok, slot, a, prefix, false);
         const float* row = lp.data() + (at[v] - 1) * (size_t)V;  // predicts position at[v]
         double mass = 0;
         for (int id : opt.ids) mass += std::exp((double)row[id]);
-        constrained += row[ids[at[v]]] - std::log(mass);
+        // Renormalized as generation does: over the options it leaves (a serial value: all).
+        double gen_mass = mass;
+        if (parallel && slot.kind == StepKind::Parallel && p.values[v] != 0) {
+          gen_mass = 0;
+          for (int id : options_of(space, tok, slot, a, prefix, true).ids)
+            gen_mass += std::exp((double)row[id]);
+        }
+        constrained += row[ids[at[v]]] - std::log(gen_mass);
         sc.valid_mass += mass;
         sc.nll -= row[ids[at[v]]];
         sc.uniform_entropy += std::log((double)opt.values.size());

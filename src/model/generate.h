@@ -9,7 +9,9 @@
 //                                          program (= the canonical sentence); or, with
 //                                          o.beam > 0, beam search returning the most likely
 //                                          programs (beam 1 = greedy); o.prefixes: the model
-//                                          completes given starts
+//                                          completes given starts; at two or more cores a
+//                                          large task always gets a parallel loop
+//                                          (o.serial_work)
 //   score_programs(m, tok, printer, ps)    how the *unconstrained* model sees given programs:
 //                                          per decision the probability mass on valid values,
 //                                          the negative log-likelihood of the chosen value and
@@ -38,6 +40,14 @@ struct GenerateOptions {
   // kept while each is among next_options: the model completes a given start, e.g. a mutated
   // parent in tlm-evolutionary). Empty: every value is sampled.
   std::vector<std::vector<int64_t>> prefixes;
+  // At two or more cores (the prompt's), on a task whose largest stage runs at least this many
+  // iterations, the Parallel slot's 0 (no parallel loop) is left out of the options when another
+  // remains (space.h, kParallelWork). The model alone confuses the machines' thread counts:
+  // fine-tuned on Intel records of both (the best program without a parallel loop at one core,
+  // with one at two), its greedy program left it out for 30 of the 440 training tasks at two
+  // cores and for BERT-base's 768 -> 768 dense layer (2x slower; BENCHMARKS.md, session 48).
+  // < 0: never. The log-probabilities are renormalized over the options left.
+  double serial_work = kParallelWork;
 };
 
 struct GeneratedProgram {
@@ -70,7 +80,9 @@ struct DecisionScores {
   }
 };
 // logprobs (optional): per program, the constrained log-likelihood (sum over decisions of
-// log p(value | prefix) renormalized over next_options, as GeneratedProgram::logprob).
+// log p(value | prefix) renormalized over next_options, as GeneratedProgram::logprob with the
+// default serial_work: a program that keeps a large task serial at two cores is renormalized over
+// every option at its Parallel slot).
 DecisionScores score_programs(const LanguageModel& m, const Tokenizer& tok,
                               const TaskPrinter& printer, const std::vector<Program>& programs,
                               std::vector<double>* logprobs = nullptr);

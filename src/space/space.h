@@ -129,6 +129,19 @@ size_t program_length(const TaskSpace& space);
 // thread).
 int64_t parallel_loops(const TaskSpace& space, const Program& p);
 
+// The largest stage's iterations: its pure extents times its reduction extents.
+double largest_stage_work(const TaskSpace& space);
+// At two or more cores, a task whose largest stage runs at least this many iterations (2^18, e.g.
+// BERT-base's GELU over 128 x 3072) is not left on one thread: among the records at two cores a
+// serial program was the fastest in 1 of 84 tasks whose best took >= 100 us (BENCHMARKS.md, "AVX2
+// again"), and in 1 of the 440 Intel training tasks' best programs (session 49). The language
+// model's generation (model/generate.h) and the zero-shot ranking (tune/lm_search.h) hold to it;
+// the space itself keeps serial programs (search may still measure them).
+constexpr double kParallelWork = 1 << 18;
+inline bool wants_parallel_loop(const TaskSpace& space, int cores) {
+  return cores >= 2 && largest_stage_work(space) >= kParallelWork;
+}
+
 // Random sampling (the paper's; Ansor's too): uniform choice at every position, except rows with a
 // prior on their first option (a pad slot keeps its extent with chance 3/4, steps.cc).
 Program sample_program(const TaskSpace& space, std::mt19937_64& rng);

@@ -331,6 +331,17 @@ int64_t parallel_loops(const TaskSpace& space, const Program& p) {
   return most;
 }
 
+double largest_stage_work(const TaskSpace& space) {
+  double most = 0;
+  for (const SpaceStage& st : space.stages) {
+    double w = 1;
+    for (int64_t e : st.extents) w *= (double)e;
+    for (int64_t e : st.rextents) w *= (double)e;
+    most = std::max(most, w);
+  }
+  return most;
+}
+
 bool is_valid_program(const TaskSpace& space, const Program& p) {
   if (p.values.size() != program_length(space)) return false;
   std::vector<int64_t> prefix;

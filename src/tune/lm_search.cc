@@ -91,18 +91,6 @@ class LmSearch : public SearchPolicy {
   std::unique_ptr<ProposalSource> src_;
 };
 
-// The largest stage's iterations: its pure extents times its reduction extents.
-double task_work(const TaskSpace& space) {
-  double most = 0;
-  for (const SpaceStage& st : space.stages) {
-    double w = 1;
-    for (int64_t e : st.extents) w *= (double)e;
-    for (int64_t e : st.rextents) w *= (double)e;
-    most = std::max(most, w);
-  }
-  return most;
-}
-
 }  // namespace
 
 std::unique_ptr<ProposalSource> make_lm_proposals(const LanguageModel& m, const Tokenizer& tok,
@@ -209,7 +197,7 @@ std::vector<ZeroShotChoice> zero_shot_candidates(const LanguageModel& m, const T
     // almost only at one core (the Zen 1 loop's AVX2 records) and ranked some first at two
     // (ResNet-50's 14 x 14 and 7 x 7 convolutions on Zen 3: 2.5x slower; BENCHMARKS.md, "AVX2
     // again").
-    if (o.serial_work >= 0 && hw.cores >= 2 && task_work(printer.space()) >= o.serial_work)
+    if (o.serial_work >= 0 && hw.cores >= 2 && largest_stage_work(printer.space()) >= o.serial_work)
       std::stable_partition(out.begin(), out.end(), [&](const ZeroShotChoice& c) {
         return parallel_loops(printer.space(), c.program) > 0;
       });

@@ -72,12 +72,9 @@ struct ZeroShotOptions {
 // and each thread then streams all of them; the L2 condition leaves 11 / 7 / 10 (BENCHMARKS.md,
 // "The ranker sees the register block's traffic").
 constexpr double kZeroShotRowSplitP = 0.45;
-// The "ranker" mode's serial guard: at two or more threads, on tasks whose largest stage runs at
-// least this many iterations (pure extents x reduction extents: 2^18, e.g. BERT-base's GELU over
-// 128 x 3072), candidates without a parallel loop are ranked after those with one. In the records
-// at two cores, a serial program was the fastest in 1 of 84 tasks whose best took >= 100 us
-// (BENCHMARKS.md, "AVX2 again").
-constexpr double kZeroShotSerialWork = 1 << 18;
+// The "ranker" mode's serial guard: space.h's kParallelWork (candidates of the language model's
+// generation hold to it already; expert programs and samples of the space may not).
+constexpr double kZeroShotSerialWork = kParallelWork;
 // The "ranker" mode's pointwise_weights: half of one core's L2. On ResNet-50 (Intel, L2 2 MiB per
 // core) the pointwise expert ran its five unit-stride 1x1 layers with 1-4 MiB of weights 10-26%
 // faster inside the model than the ranker's picks at two threads and 2-20% at one (the model end

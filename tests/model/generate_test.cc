@@ -249,6 +249,53 @@ TEST(Generate, FullBeamFindsTheMostLikelyProgram) {
     EXPECT_NEAR(s.logprob, full_logprob(f, *c, s.program), 1e-3);
 }
 
+// At two or more cores a large task always gets a parallel loop (GenerateOptions::serial_work):
+// sampled and greedy, with log-probabilities renormalized as score_programs does; at one core, or
+// with the guard off, the untrained model leaves it out of some programs.
+TEST(Generate, LargeTasksGetAParallelLoopAtTwoCores) {
+  const Fixture& f = fixture();
+  const Subgraph* large = nullptr;
+  std::vector<Subgraph> tasks = workload_tasks("resnet18:image=64");
+  for (const Subgraph& s : tasks) {
+    auto c = task_case(s, avx2());
+    if (c->space.rule == SpaceRule::TiledAnchor && largest_stage_work(c->space) >= kParallelWork) {
+      large = &s;
+      break;
+    }
+  }
+  ASSERT_TRUE(large) << "no large tiled task";
+  const HardwareInfo one = parse_hardware_key("isa=avx2,cores=1,vec=8,l1=32k,l2=512k,l3=8m");
+  auto serial_count = [&](const HardwareInfo& hw, double serial_work, bool check_logprob) {
+    auto c = task_case(*large, hw);
+    GenerateOptions o;
+    o.n = 24;
+    o.batch = 8;
+    o.seed = 5;
+    o.serial_work = serial_work;
+    std::vector<GeneratedProgram> ps = generate_programs(*f.lm, f.tok, *c->printer, o);
+    EXPECT_EQ(ps.size(), 24u);
+    GenerateOptions g = o;
+    g.n = 1;
+    g.beam = 1;
+    ps.push_back(generate_programs(*f.lm, f.tok, *c->printer, g).at(0));
+    int serial = 0;
+    std::vector<Program> progs;
+    for (const GeneratedProgram& p : ps) {
+      serial += parallel_loops(c->space, p.program) == 0;
+      progs.push_back(p.program);
+    }
+    if (check_logprob) {
+      std::vector<double> lp;
+      score_programs(*f.lm, f.tok, *c->printer, progs, &lp);
+      for (size_t i = 0; i < ps.size(); i++) EXPECT_NEAR(lp[i], ps[i].logprob, 1e-3) << i;
+    }
+    return serial;
+  };
+  EXPECT_EQ(serial_count(avx2(), kParallelWork, true), 0);
+  EXPECT_GT(serial_count(avx2(), -1, false), 0);
+  EXPECT_GT(serial_count(one, kParallelWork, true), 0);
+}
+
 TEST(Generate, ScoresAreProbabilities) {
   const Fixture& f = fixture();
   auto c = task_case(workload_tasks("resnet18:image=32")[0], avx2());
