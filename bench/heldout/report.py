@@ -186,6 +186,7 @@ def main():
           "programs took to write. Status PASS: verified against the reference interpreter.", ""]
     rows = []  # heldout.csv
     speed = {}  # (t, model, set) -> speedup over default, or "FAIL"
+    unfinished = set()  # (t, model, set) whose tuning run has not finished: not in the targets
     for t in threads:
         md += [f"## {t} thread{'s' if t > 1 else ''}", ""]
         for m in models:
@@ -264,6 +265,7 @@ def main():
                         wall += f" + {k} interrupted stretch{'es' if k > 1 else ''}"
                     if tag and not os.path.exists(os.path.join(rec_dir, f"{m}.t{t}.{tag}.jsonl.done")):
                         note = (note + "; " if note else "") + "tuning unfinished"
+                        unfinished.add((t, m, n))
                 cov = "/".join(map(str, s["coverage"])) if s.get("coverage") else ""
                 status = s.get("status", "not run")
                 if status == "timed":
@@ -304,6 +306,10 @@ def main():
                     tlm_failed = True
                 elif sy == "FAIL":
                     cells.append(f"{label(y)} FAIL")
+                    missing.append(m)
+                elif (t, m, x) in unfinished or (t, m, y) in unfinished:
+                    # a budget the search has not spent is not that budget's number
+                    cells.append(f"{label(x if (t, m, x) in unfinished else y)} unfinished")
                     missing.append(m)
                 elif sx is None or sy is None:
                     cells.append("not run")
