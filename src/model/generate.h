@@ -45,8 +45,8 @@ struct GenerateOptions {
   // remains (space.h, kParallelWork). The model alone confuses the machines' thread counts:
   // fine-tuned on Intel records of both (the best program without a parallel loop at one core,
   // with one at two), its greedy program left it out for 30 of the 440 training tasks at two
-  // cores and for BERT-base's 768 -> 768 dense layer (2x slower; BENCHMARKS.md, session 48).
-  // < 0: never. The log-probabilities are renormalized over the options left.
+  // cores and for BERT-base's 768 -> 768 dense layer (2x slower; BENCHMARKS.md, "A parallel loop
+  // at two cores"). < 0: never. The log-probabilities are renormalized over the options left.
   double serial_work = kParallelWork;
 };
 

@@ -138,9 +138,6 @@ double largest_stage_work(const TaskSpace& space);
 // model's generation (model/generate.h) and the zero-shot ranking (tune/lm_search.h) hold to it;
 // the space itself keeps serial programs (search may still measure them).
 constexpr double kParallelWork = 1 << 18;
-inline bool wants_parallel_loop(const TaskSpace& space, int cores) {
-  return cores >= 2 && largest_stage_work(space) >= kParallelWork;
-}
 
 // Random sampling (the paper's; Ansor's too): uniform choice at every position, except rows with a
 // prior on their first option (a pad slot keeps its extent with chance 3/4, steps.cc).
