@@ -26,8 +26,7 @@ struct TaskTokens {
 };
 
 bool need_parallel(const TaskPrinter& printer, double serial_work) {
-  return serial_work >= 0 && printer.hardware().cores >= 2 &&
-         largest_stage_work(printer.space()) >= serial_work;
+  return needs_parallel_loop(printer.space(), printer.hardware().cores, serial_work);
 }
 
 TaskTokens task_tokens(const Tokenizer& tok, const TaskPrinter& printer, int block_size) {

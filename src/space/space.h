@@ -138,6 +138,10 @@ double largest_stage_work(const TaskSpace& space);
 // model's generation (model/generate.h) and the zero-shot ranking (tune/lm_search.h) hold to it;
 // the space itself keeps serial programs (search may still measure them).
 constexpr double kParallelWork = 1 << 18;
+// Whether a task at this many cores must have a parallel loop under the bound `work` (< 0: never).
+inline bool needs_parallel_loop(const TaskSpace& space, int cores, double work) {
+  return work >= 0 && cores >= 2 && largest_stage_work(space) >= work;
+}
 
 // Random sampling (the paper's; Ansor's too): uniform choice at every position, except rows with a
 // prior on their first option (a pad slot keeps its extent with chance 3/4, steps.cc).

@@ -197,7 +197,7 @@ std::vector<ZeroShotChoice> zero_shot_candidates(const LanguageModel& m, const T
     // almost only at one core (the Zen 1 loop's AVX2 records) and ranked some first at two
     // (ResNet-50's 14 x 14 and 7 x 7 convolutions on Zen 3: 2.5x slower; BENCHMARKS.md, "AVX2
     // again").
-    if (o.serial_work >= 0 && hw.cores >= 2 && largest_stage_work(printer.space()) >= o.serial_work)
+    if (needs_parallel_loop(printer.space(), hw.cores, o.serial_work))
       std::stable_partition(out.begin(), out.end(), [&](const ZeroShotChoice& c) {
         return parallel_loops(printer.space(), c.program) > 0;
       });
