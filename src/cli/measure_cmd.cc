@@ -43,7 +43,12 @@ Command add_measure_command(CLI::App& app) {
                 "records say cache \"model\". An experiment: hot timing picks faster programs "
                 "(BENCHMARKS.md, session 45)");
   cmd->add_flag("--quiet", *quiet, "no progress line");
-  return {cmd, [o, quiet] {
+  auto asserts = std::make_shared<bool>(false);
+  cmd->add_flag("--asserts", *asserts,
+                "build with Halide's runtime assertions (bounds checks; slower to compile): a "
+                "program that reads outside an input is a RuntimeError, not a time");
+  return {cmd, [o, quiet, asserts] {
+            o->measure.no_asserts = !*asserts;
             o->progress = !*quiet;
             MeasureFileReport r = measure_sentence_file(*o);
             std::printf("%s", r.summary().c_str());

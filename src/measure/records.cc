@@ -459,9 +459,14 @@ std::map<std::string, std::vector<const MeasureRecord*>> ranked_per_task(
     const std::vector<MeasureRecord>& records, const std::string& hardware) {
   std::map<std::string, std::vector<const MeasureRecord*>> ranked;
   std::set<std::string> hot;  // tasks with a hot record: ranked by those alone
+  std::set<std::pair<std::string, std::string>> cannot_run;  // (task, sentence)
+  for (const MeasureRecord& r : records)
+    if (r.error_kind() == ErrorKind::RuntimeError && (hardware.empty() || r.hardware == hardware))
+      cannot_run.insert({r.task_key, r.sentence});
   for (const MeasureRecord& r : records) {
     if (!r.ok() || !std::isfinite(r.median_s)) continue;
     if (!hardware.empty() && r.hardware != hardware) continue;
+    if (!cannot_run.empty() && cannot_run.count({r.task_key, r.sentence})) continue;
     ranked[r.task_key].push_back(&r);
     if (r.cache.empty()) hot.insert(r.task_key);
   }

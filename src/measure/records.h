@@ -149,8 +149,11 @@ std::vector<MeasureRecord> load_records(const std::string& path, LoadStats* stat
 // on that hardware_key() count. Hot and model-cache records are never ranked together: a task
 // with records of both kinds is ranked by its hot ones (measured on the four held-out models:
 // the programs fastest hot ran every model 1-5% faster end to end than those fastest with
-// model-cache timing, BENCHMARKS.md session 45). What a model deploys chooses among these
-// (recorded_schedules.h).
+// model-cache timing, BENCHMARKS.md session 45). A program with a RuntimeError record on that
+// hardware is left out even where another record timed it: search builds without Halide's
+// assertions, the re-measurement and a compiled model with them, so such a record says the program
+// cannot run in a model (e.g. Halide inferred it needs more of an input than there is). What a
+// model deploys chooses among these (recorded_schedules.h).
 std::map<std::string, std::vector<const MeasureRecord*>> ranked_per_task(
     const std::vector<MeasureRecord>& records, const std::string& hardware = "");
 // The first of each task's ranked_per_task(): the paper's demonstration data (§5.3).

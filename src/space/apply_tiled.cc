@@ -102,6 +102,8 @@ struct TiledEmit {
   std::vector<int> tiled;     // vars of extent > 1, innermost first
   std::vector<int> tiled_s2;  // the S2 level's order: the chosen var innermost, the others in order
   std::vector<std::vector<Var>> lv;  // output: per var, its S0..S(c-1) loops
+  std::vector<int64_t> tile;         // output: per tiled var, its loop inside S(c-1) (the
+                                     // accumulator's extent), after any clamp to the real extent
   int p = 0;                         // fused parallel loops
   Var par;                           // the fused parallel loop (p >= 1)
   bool rooted = false;               // nothing tiled: the anchor is computed at root
@@ -142,7 +144,8 @@ struct TiledEmit {
 void tile_output(TiledEmit& e) {
   const SpaceStage& as = e.as;
   std::vector<Var> inner(e.O.vars.begin(), e.O.vars.end());
-  std::vector<int64_t> inner_extent(e.n, 1);  // of each tiled var's inner loop after the splits
+  std::vector<int64_t>& inner_extent = e.tile;
+  inner_extent.assign(e.n, 1);
   for (int i : e.tiled) {
     const bool padded = e.ap.padded[i] != as.extents[i];
     int64_t parent = as.extents[i];
@@ -222,6 +225,12 @@ void place_anchor(TiledEmit& e) {
                  ? e.par
                  : e.lv[e.level_vars(e.c - 1).front()][e.c - 1];
     e.acc.compute_at(e.out, at);
+    // The accumulator's region is one output tile. Said outright: Halide's bounds of the tile a
+    // shifted-inwards split leaves inside a fused parallel loop are loose (min(x, y) - min(x, y)
+    // bounded as if independent), and the input region it infers from them can exceed the input
+    // (a flattened 196-pixel map "read" up to pixel 341: with assertions on, a correct program
+    // that cannot run).
+    for (int i : e.tiled) e.acc.bound_extent(e.A.vars[i], (int)e.tile[i]);
   }
   e.w = e.v >= 0 ? vector_width(inner_factor(e.ap, e.v), e.as.lanes) : 0;
   if (e.v < 0) return;

@@ -209,6 +209,9 @@ void autoschedule(Run& run) {
   // autoscheduler (minutes for Adams2019's beam search) only to time it again would be waste.
   MeasureOptions mo = run.o.measure;
   mo.timing.repeats = std::max(mo.timing.repeats, run.o.remeasure_repeats);
+  // Built as the model will be, with Halide's assertions: a program whose inferred bounds exceed
+  // an input fails here (a RuntimeError record, never deployed: ranked_per_task), not in the model.
+  mo.no_asserts = false;
   // A few tasks per call: their autoschedulers and compiles run in parallel.
   const size_t chunk = (size_t)std::max(1, run.hw.cores);
   for (size_t i = 0; i < todo.size(); i += chunk) {
@@ -253,6 +256,9 @@ void remeasure_and_pick(Run& run) {
   const std::string re = run.strategy.name + kRemeasureSuffix;
   MeasureOptions mo = run.o.measure;
   mo.timing.repeats = std::max(mo.timing.repeats, run.o.remeasure_repeats);
+  // Built as the model will be, with Halide's assertions: a program whose inferred bounds exceed
+  // an input fails here (a RuntimeError record, never deployed: ranked_per_task), not in the model.
+  mo.no_asserts = false;
   // Per task: sentence -> its search record / its latest re-measurement.
   using BySentence = std::map<std::string, MeasureRecord>;
   std::vector<BySentence> first(run.tasks.size()), again(run.tasks.size());

@@ -382,6 +382,27 @@ TEST_F(RecordsTest, ModelCacheRecordsTravelAndAreNeverRankedWithHotOnes) {
   EXPECT_EQ(best_per_task(rs).at("conv").timestamp_ms, 10);
 }
 
+// A program that failed with a RuntimeError (the re-measurement and a model build with Halide's
+// assertions; search does not) is not ranked, even where search timed it; other errors (a
+// timeout) do not exclude it, nor does a RuntimeError on other hardware.
+TEST(Records, ProgramsThatFailedAtRunTimeAreNotRanked) {
+  MeasureRecord timed = make_record("conv", 1e-3, 10);
+  MeasureRecord other = make_record("conv", 2e-3, 11);
+  other.sentence += " other";
+  MeasureRecord failed = make_record("conv", 0, 12, ErrorKind::RuntimeError);
+  MeasureRecord slow = make_record("conv", 0, 13, ErrorKind::RunTimeout);
+  slow.sentence = other.sentence;
+  const std::vector<MeasureRecord> rs = {timed, other, failed, slow};
+  auto ranked = ranked_per_task(rs, timed.hardware);  // pointers into rs
+  ASSERT_EQ(ranked.at("conv").size(), 1u);
+  EXPECT_EQ(ranked.at("conv")[0]->sentence, other.sentence);
+  failed.hardware = "isa=avx512,cores=2,vec=16,l1=32k,l2=2m,l3=256m";
+  const std::vector<MeasureRecord> elsewhere = {timed, other, failed};
+  ranked = ranked_per_task(elsewhere, timed.hardware);
+  ASSERT_EQ(ranked.at("conv").size(), 2u);
+  EXPECT_EQ(ranked.at("conv")[0]->sentence, timed.sentence);
+}
+
 // The i-th record the killed writers append.
 MeasureRecord numbered_record(int64_t i) {
   MeasureRecord r = make_record("t" + std::to_string(i), 1e-3, i);

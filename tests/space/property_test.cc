@@ -105,3 +105,65 @@ TEST(SpaceProperty, ExpertProgramsAreValidAndComputeTheRightAnswer) {
 
 }  // namespace
 }  // namespace tlm::testing_space
+
+namespace tlm::testing_space {
+namespace {
+
+// Number of a program's Pad decisions that round their extent up (the tile then need not divide
+// the extent: shifted or partial tiles).
+int padded_slots(const TaskSpace& space, const Program& p) {
+  int n = 0;
+  size_t at = 0;
+  for (const Slot& s : space.slots) {
+    const int64_t m = p.values.at(at);
+    if (s.kind == StepKind::Pad && m > 1 && s.extent % m != 0) n++;
+    at += s.arity;
+  }
+  return n;
+}
+
+// The pointwise convolutions over flattened pixels (graph/layout.cc) have extents like 196 and 49
+// that only padded tiles cut into vectors and register blocks. Random programs with a padded var,
+// built with Halide's assertions on (as a model is): none may need more of an input than it has,
+// which Halide checks from its inferred bounds, not from the reads.
+TEST(SpaceProperty, PaddedFlattenedPointwiseProgramsPassTheBoundsChecks) {
+  HardwareInfo hw = detect_hardware();
+  Graph g = build_zoo_model("mobilenet_v2:image=56", 7);
+  prepare_graph(g);
+  block_channels(g, 8);
+  std::mt19937_64 rng(11);
+  int checked = 0;
+  std::set<int64_t> pixels;  // flattened extents seen
+  for (const Task& t : partition_graph(g).tasks) {
+    const Graph& sg = t.sub.graph;
+    bool flat = false;
+    for (const Node& n : sg.nodes)
+      if (n.op == Op::ConvNchwc && sg.value(n.outputs[0]).shape.size() == 5 &&
+          sg.value(n.outputs[0]).shape[2] == 1 && sg.value(n.outputs[0]).shape[3] > 40)
+        flat = true;
+    if (!flat) continue;
+    SCOPED_TRACE(t.sub.kind);
+    LoweredTask probe = lower_subgraph(t.sub);
+    TaskSpace space = build_space(probe, hw);
+    std::vector<Tensor> inputs = random_inputs(t.sub, 5);
+    Tensor ref = interpret(sg, inputs).at(0);
+    int here = 0;
+    for (int tries = 0; tries < 400 && here < 2; tries++) {
+      Program p = sample_program(space, rng);
+      if (padded_slots(space, p) == 0) continue;
+      Tensor got;
+      if (!run_program(t.sub, space, p, inputs, &got)) continue;
+      EXPECT_LE(max_rel_violation(got, ref, 1e-3, 1e-3), 1.0)
+          << "wrong answer for\n" << program_str(space, p);
+      here++;
+    }
+    EXPECT_EQ(here, 2) << "too few padded programs sampled";
+    checked += here;
+    pixels.insert(sg.value(sg.outputs[0]).shape[3]);
+  }
+  EXPECT_TRUE(pixels.count(196) && pixels.count(49)) << "no flattened 14x14 or 7x7 task";
+  EXPECT_GE(checked, 8);
+}
+
+}  // namespace
+}  // namespace tlm::testing_space
