@@ -108,6 +108,31 @@ def cpu_model_name():
     return "unknown"
 
 
+def cpu_id():
+    """This machine as a record's hardware key names it (hardware.cc): vendor-family-model."""
+    f = {}
+    try:
+        for line in open("/proc/cpuinfo"):
+            k, _, v = line.partition(":")
+            f.setdefault(k.strip(), v.strip())
+    except OSError:
+        return None
+    vendor = {"AuthenticAMD": "amd", "GenuineIntel": "intel"}.get(f.get("vendor_id"), "other")
+    return f"{vendor}-{f.get('cpu family')}-{f.get('model')}" if "model" in f else None
+
+
+def records_machines(path):
+    """The cpu= of the hardware keys of a records file's error-free records (read to the end)."""
+    seen = set()
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rt") as f:
+        for line in f:
+            m = re.search(r'"hardware":"[^"]*cpu=([^",]+)', line)
+            if m and '"error":""' in line:
+                seen.add(m.group(1))
+    return seen
+
+
 def parse_run(text):
     """What a `tlm run --schedules` output says, per set."""
     p = {"heldout": {}, "verify": {}, "coverage": {}, "written_s": None, "compile_s": {},
@@ -232,6 +257,15 @@ def main():
                 sys.exit(f"{path}: set name '{name}' taken twice")
             sets[name] = {"tag": tag, "records": unpacked(path) if gz else path, "source": path,
                           "status": "not run"}
+    # Records of another machine would not match a task here (`tlm run` gives those tasks the
+    # default schedule): stop before anything is overwritten, never time such a set.
+    here = cpu_id()
+    for name, s in sets.items():
+        there = records_machines(s["source"])
+        if here and there and here not in there:
+            sys.exit(f"error: {name} ({s['source']}) was measured on cpu={','.join(sorted(there))}, "
+                     f"this machine is cpu={here}: its latencies mean nothing here. Use a results "
+                     f"directory per machine (RESULTS=...), or tune again")
     # The tlm records must be the checkpoint's own (one held-out check covers them all).
     for name, s in sets.items():
         if s["tag"].startswith("tlm"):
