@@ -153,8 +153,8 @@ TEST(SpaceProperty, PaddedFlattenedPointwiseProgramsPassTheBoundsChecks) {
       if (padded_slots(space, p) == 0) continue;
       Tensor got;
       if (!run_program(t.sub, space, p, inputs, &got)) continue;
-      EXPECT_LE(max_rel_violation(got, ref, 1e-3, 1e-3), 1.0)
-          << "wrong answer for\n" << program_str(space, p);
+      EXPECT_LE(max_rel_violation(got, ref, 1e-3, 1e-3), 1.0) << "wrong answer for\n"
+                                                              << program_str(space, p);
       here++;
     }
     EXPECT_EQ(here, 2) << "too few padded programs sampled";
