@@ -98,25 +98,25 @@ def sha16(path):
     return h.hexdigest()[:16]
 
 
-def cpu_model_name():
-    try:
-        for line in open("/proc/cpuinfo"):
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return "unknown"
-
-
-def cpu_id():
-    """This machine as a record's hardware key names it (hardware.cc): vendor-family-model."""
+def cpuinfo():
+    """The first processor's /proc/cpuinfo fields ({} where it cannot be read)."""
     f = {}
     try:
         for line in open("/proc/cpuinfo"):
             k, _, v = line.partition(":")
             f.setdefault(k.strip(), v.strip())
     except OSError:
-        return None
+        pass
+    return f
+
+
+def cpu_model_name():
+    return cpuinfo().get("model name", "unknown")
+
+
+def cpu_id():
+    """This machine as a record's hardware key names it (hardware.cc): vendor-family-model."""
+    f = cpuinfo()
     vendor = {"AuthenticAMD": "amd", "GenuineIntel": "intel"}.get(f.get("vendor_id"), "other")
     return f"{vendor}-{f.get('cpu family')}-{f.get('model')}" if "model" in f else None
 

@@ -55,8 +55,8 @@ struct MeasureOptions {
   int parallel_compiles = 0;      // children compiling at once; 0: compute_threads()
   // Build candidates without Halide's runtime assertions (Target::NoAsserts): LLVM time drops
   // by 35-50% on conv tasks. Every output is still checked against the reference, so a program
-  // that accesses memory it should not shows up as WrongResult or Crash. The tuner's
-  // re-measurement of each task's best few and the final model are built with assertions on:
+  // that accesses memory it should not shows up as WrongResult or Crash. The tuner's final
+  // timings (tune/tuner.cc, final_timing_options) and the model are built with assertions on:
   // Halide checks the input region it inferred, which can exceed what the loops read (a program
   // correct here, refused there); such a program's RuntimeError record keeps it from deployment
   // (records.h, ranked_per_task). `tlm measure --asserts` turns them on.

@@ -144,8 +144,7 @@ struct TiledEmit {
 void tile_output(TiledEmit& e) {
   const SpaceStage& as = e.as;
   std::vector<Var> inner(e.O.vars.begin(), e.O.vars.end());
-  std::vector<int64_t>& inner_extent = e.tile;
-  inner_extent.assign(e.n, 1);
+  e.tile.assign(e.n, 1);
   for (int i : e.tiled) {
     const bool padded = e.ap.padded[i] != as.extents[i];
     int64_t parent = as.extents[i];
@@ -166,7 +165,7 @@ void tile_output(TiledEmit& e) {
       inner[i] = in;
       parent = f;
     }
-    inner_extent[i] = parent;
+    e.tile[i] = parent;
   }
   const int lanes_out = e.space.stages[e.o].lanes;
   int ov = -1;
@@ -178,7 +177,7 @@ void tile_output(TiledEmit& e) {
     // the real extent): a vector wider than that loop would shift its one tile before the
     // output's start (a tile of 9 over 8 columns with 16 lanes: AVX-512 only); vectorize by what
     // the loop holds.
-    if (w > inner_extent[i]) w = vector_width(inner_extent[i], lanes_out);
+    if (w > e.tile[i]) w = vector_width(e.tile[i], lanes_out);
     if (w >= min_width) ov = i, ow = w;
   };
   try_vec(0, 4);

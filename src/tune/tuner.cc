@@ -196,6 +196,17 @@ void search(Run& run) {
   progress.finish();
 }
 
+// The options of a task's final timings (the re-measurement of its best few, an autoscheduled
+// program's one timing): the re-measurement's samples, and built as the model will be, with
+// Halide's assertions, so that a program whose inferred bounds exceed an input fails here (a
+// RuntimeError record, never deployed: ranked_per_task), not in the model.
+MeasureOptions final_timing_options(const Run& run) {
+  MeasureOptions mo = run.o.measure;
+  mo.timing.repeats = std::max(mo.timing.repeats, run.o.remeasure_repeats);
+  mo.no_asserts = false;
+  return mo;
+}
+
 // Step 3 (Halide strategies): one autoscheduled program per task, unless recorded already.
 void autoschedule(Run& run) {
   HalideAutoscheduler which;
@@ -207,11 +218,7 @@ void autoschedule(Run& run) {
   ProgressLine progress(run.o.progress, "tune " + run.strategy.name, (int64_t)todo.size());
   // One program per task, timed with the re-measurement's samples right away: re-running an
   // autoscheduler (minutes for Adams2019's beam search) only to time it again would be waste.
-  MeasureOptions mo = run.o.measure;
-  mo.timing.repeats = std::max(mo.timing.repeats, run.o.remeasure_repeats);
-  // Built as the model will be, with Halide's assertions: a program whose inferred bounds exceed
-  // an input fails here (a RuntimeError record, never deployed: ranked_per_task), not in the model.
-  mo.no_asserts = false;
+  const MeasureOptions mo = final_timing_options(run);
   // A few tasks per call: their autoschedulers and compiles run in parallel.
   const size_t chunk = (size_t)std::max(1, run.hw.cores);
   for (size_t i = 0; i < todo.size(); i += chunk) {
@@ -254,11 +261,7 @@ void zero_shot(Run& run) {
 // kRowSplitTolerance of it.
 void remeasure_and_pick(Run& run) {
   const std::string re = run.strategy.name + kRemeasureSuffix;
-  MeasureOptions mo = run.o.measure;
-  mo.timing.repeats = std::max(mo.timing.repeats, run.o.remeasure_repeats);
-  // Built as the model will be, with Halide's assertions: a program whose inferred bounds exceed
-  // an input fails here (a RuntimeError record, never deployed: ranked_per_task), not in the model.
-  mo.no_asserts = false;
+  const MeasureOptions mo = final_timing_options(run);
   // Per task: sentence -> its search record / its latest re-measurement.
   using BySentence = std::map<std::string, MeasureRecord>;
   std::vector<BySentence> first(run.tasks.size()), again(run.tasks.size());
