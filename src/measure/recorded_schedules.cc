@@ -1,8 +1,10 @@
 #include "measure/recorded_schedules.h"
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 
 #include "lower/autoschedule.h"
 #include "measure/harness.h"
@@ -27,11 +29,55 @@ std::string deployed_choice(const TaskPrinter& printer, int threads,
   return fastest;
 }
 
+std::vector<std::pair<double, std::string>> deployment_ranking(
+    const std::vector<const MeasureRecord*>& ranked) {
+  // Each re-measured sentence by its latest re-measurement (the records' file order). An
+  // autoscheduler's one program was timed with the re-measurement's samples (tune/tuner.cc):
+  // beside re-measurements it counts as one.
+  const bool any = std::any_of(ranked.begin(), ranked.end(),
+                               [](const MeasureRecord* r) { return is_remeasurement(*r); });
+  std::map<std::string, const MeasureRecord*> latest;
+  for (const MeasureRecord* r : ranked)
+    if (any && (is_remeasurement(*r) || is_autoscheduler_marker(r->sentence))) {
+      const MeasureRecord*& l = latest[r->sentence];
+      if (!l || r > l) l = r;  // the same vector: the later in the files
+    }
+  std::vector<std::pair<double, std::string>> out;  // in `ranked`'s order: fastest first
+  for (const MeasureRecord* r : ranked) {
+    const auto l = latest.find(r->sentence);
+    if (latest.empty() || (l != latest.end() && l->second == r))
+      out.push_back({r->median_s, r->sentence});
+  }
+  return out;
+}
+
 std::vector<std::string> best_sentences_from_records(const Partition& p,
                                                      const std::string& records_path,
                                                      const HardwareInfo& hw) {
   const std::vector<MeasureRecord> records = load_records(records_path);
-  const auto by_task = ranked_per_task(records, hardware_key(hw));
+  const std::string here = hardware_key(hw);
+  const auto by_task = ranked_per_task(records, here);
+  size_t found = 0;
+  for (const Task& t : p.tasks) found += by_task.count(t.sub.key);
+  if (found == 0 && !p.tasks.empty()) {
+    // Not one task: every task would silently get the default schedule. Say which machines the
+    // file's records of these tasks were measured on, if any.
+    std::set<std::string> keys;
+    std::map<std::string, int64_t> elsewhere;
+    for (const Task& t : p.tasks) keys.insert(t.sub.key);
+    for (const MeasureRecord& r : records)
+      if (r.ok() && keys.count(r.task_key)) elsewhere[r.hardware]++;
+    std::string where;
+    for (const auto& [key, n] : elsewhere)
+      where += (where.empty() ? "" : "; ") + key + " (" + std::to_string(n) + ")";
+    TLM_USER_ERROR() << records_path << ": no error-free record of this model's "
+                          << p.tasks.size() << " tasks on this machine (" << here << ")"
+                          << (where.empty() ? "; none of them is in the file at all"
+                                            : "; the file has records of them measured on " +
+                                                  where +
+                                                  ", and records of another machine are never "
+                                                  "deployed: tune on this one");
+  }
   std::vector<std::string> out;
   for (const Task& t : p.tasks) {
     auto it = by_task.find(t.sub.key);
@@ -39,8 +85,8 @@ std::vector<std::string> best_sentences_from_records(const Partition& p,
       out.push_back("");
       continue;
     }
-    std::vector<std::pair<double, std::string>> ranked;
-    for (const MeasureRecord* r : it->second) ranked.push_back({r->median_s, r->sentence});
+    const std::vector<std::pair<double, std::string>> ranked =
+        deployment_ranking(it->second);
     // Only a choice within the tolerance needs the task's space (lowering it costs ~10 ms).
     const bool close =
         ranked.size() > 1 && ranked[1].first <= ranked[0].first * (1 + kRowSplitTolerance);

@@ -3,7 +3,11 @@
 //
 //   best_sentences_from_records(p, file, hw)  per task of the partition, the deployed choice
 //                                             among its error-free records on this hardware
-//                                             (deployed_choice), "" where the records have none
+//                                             (deployment_ranking, deployed_choice), "" where
+//                                             the records have none (UserError when no task
+//                                             has one: e.g. records of another machine)
+//   deployment_ranking(ranked)                what that choice ranks: the tuner's re-measurements
+//                                             where a task has any, else every record
 //   deployed_choice(printer, threads, ranked)  the fastest program, except that at two or more
 //                                             threads a blocked convolution takes its fastest
 //                                             row-split program (space.h, "Row splits") when that
@@ -19,6 +23,7 @@
 
 #include "hardware/hardware.h"
 #include "language/sentence.h"
+#include "measure/records.h"
 #include "partition/partition.h"
 #include "runtime/executor.h"
 
@@ -27,6 +32,18 @@ namespace tlm {
 std::vector<std::string> best_sentences_from_records(const Partition& p,
                                                      const std::string& records_path,
                                                      const HardwareInfo& hw);
+
+// What a task's deployed program is chosen among, fastest first: `ranked` is the task's
+// ranked_per_task() (pointers into one records vector, whose order is the files'). A task with
+// re-measurements (records.h, kRemeasureSuffix) ranks only its re-measured programs, each by its
+// latest re-measurement (an autoscheduler's marker counts as re-measured: its one program was
+// timed with the re-measurement's samples), as the tuner chose its best (tune/tuner.h, step 4);
+// a task without, every record. The search times each program once with few samples on a noisy machine, so the
+// fastest of hundreds is often a lucky draw: on the model-207 machine 2-18 of the held-out
+// models' tasks had a search record faster than any re-measurement of the same programs, among
+// them programs re-measured 1.5x slower (BENCHMARKS.md, session 51).
+std::vector<std::pair<double, std::string>> deployment_ranking(
+    const std::vector<const MeasureRecord*>& ranked);
 
 // Measured alone, a row-split program of ResNet-50's convolutions is within a few percent of the
 // channel-split best; inside the model at two threads the channel split costs up to 1.25x the

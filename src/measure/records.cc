@@ -130,6 +130,11 @@ ErrorKind MeasureRecord::error_kind() const {
   return k;
 }
 
+bool is_remeasurement(const MeasureRecord& r) {
+  const size_t n = std::char_traits<char>::length(kRemeasureSuffix);
+  return r.strategy.size() > n && r.strategy.compare(r.strategy.size() - n, n, kRemeasureSuffix) == 0;
+}
+
 int64_t unix_time_ms() {
   using namespace std::chrono;
   return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();

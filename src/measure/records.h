@@ -77,6 +77,12 @@ struct MeasureRecord {
   ErrorKind error_kind() const;  // InternalError if `error` holds an unknown name
 };
 
+// The tuner's re-measurement of its best programs (tune/tuner.h, step 4) is recorded under the
+// search strategy's name plus this suffix ("evolutionary/remeasure"): more samples, taken when
+// the search is over, and what the tuner chose its deployed program from.
+inline constexpr const char* kRemeasureSuffix = "/remeasure";
+bool is_remeasurement(const MeasureRecord& r);
+
 // One line of JSON (no trailing newline) and its inverse. The line's "language" is this build's
 // kLanguageVersion (a record in memory is always of this build's language). parse_record_line
 // throws UserError (mentioning `where`, e.g. "runs.jsonl:12") for a wrong records or language

@@ -26,8 +26,6 @@
 namespace tlm {
 namespace {
 
-const char* kRemeasureSuffix = "/remeasure";
-
 bool file_exists(const std::string& path) {
   struct stat st;
   return ::stat(path.c_str(), &st) == 0;

@@ -1,7 +1,8 @@
 // What gets deployed from a task's measured programs (deployed_choice): the fastest, except that
 // at two or more threads a blocked convolution takes its fastest row-split program when that is
-// within kRowSplitTolerance of the fastest (space.h, "Row splits"). Records of the operand order
-// before session 48 still match their tasks.
+// within kRowSplitTolerance of the fastest (space.h, "Row splits"), and it is chosen among the
+// tuner's re-measurements where there are any. Records of the operand order before session 48
+// still match their tasks.
 #include "measure/recorded_schedules.h"
 
 #include <unistd.h>
@@ -14,6 +15,7 @@
 #include "measure/harness.h"
 #include "measure/records.h"
 #include "space/space_cases.h"
+#include "support/error.h"
 
 namespace tlm::testing_space {
 namespace {
@@ -43,6 +45,51 @@ TEST(RecordedSchedules, RowSplitsWithinTheToleranceAreDeployedAtTwoThreads) {
   EXPECT_EQ(deployed_choice(printer, 2, {{1.0, r}, {1.01, c}}), r);
   const std::string marker = autoscheduler_marker(HalideAutoscheduler::Mullapudi2016);
   EXPECT_EQ(deployed_choice(printer, 2, {{1.0, marker}, {near, r}}), marker);
+}
+
+// A search times each program once, with few samples; the tuner then re-measures its best few
+// and deploys the fastest re-measured one. What a model deploys from the records must be that
+// choice, not a lucky search sample: a task with re-measurements ranks only its re-measured
+// programs (and autoscheduler markers), each by its latest re-measurement; a task without ranks
+// every record.
+TEST(RecordedSchedules, ReMeasurementsDecideWhatIsDeployed) {
+  auto rec = [](const std::string& sentence, const std::string& strategy, double ms) {
+    MeasureRecord r;
+    r.task_key = "t";
+    r.sentence = sentence;
+    r.strategy = strategy;
+    r.latencies_s = {ms * 1e-3};
+    r.median_s = ms * 1e-3;
+    return r;
+  };
+  const std::string marker = autoscheduler_marker(HalideAutoscheduler::Li2018);
+  const std::vector<MeasureRecord> rs = {
+      rec("lucky", "evolutionary", 1.0),               // re-measured slower: 1.5
+      rec("steady", "evolutionary", 1.2),              // re-measured 1.1, then 1.3
+      rec("unconfirmed", "evolutionary", 0.9),         // never re-measured
+      rec("lucky", "evolutionary/remeasure", 1.5),     //
+      rec("steady", "evolutionary/remeasure", 1.1),    //
+      rec(marker, "halide-li2018", 1.4),               // timed like a re-measurement
+      rec("steady", "evolutionary/remeasure", 1.3)};  // the latest counts
+  auto sentences = [](const std::vector<std::pair<double, std::string>>& ranked) {
+    std::vector<std::string> out;
+    for (const auto& [s, sentence] : ranked) out.push_back(sentence);
+    return out;
+  };
+  const auto ranked = ranked_per_task(rs);
+  const auto got = deployment_ranking(ranked.at("t"));
+  EXPECT_EQ(sentences(got), (std::vector<std::string>{"steady", marker, "lucky"}));
+  ASSERT_EQ(got.size(), 3u);
+  EXPECT_DOUBLE_EQ(got[0].first, 1.3e-3);
+  EXPECT_DOUBLE_EQ(got[2].first, 1.5e-3);
+  // Without re-measurements: every record, fastest first (a marker among them).
+  std::vector<MeasureRecord> search(rs.begin(), rs.begin() + 3);
+  search.push_back(rs[5]);
+  EXPECT_EQ(sentences(deployment_ranking(ranked_per_task(search).at("t"))),
+            (std::vector<std::string>{"unconfirmed", "lucky", "steady", marker}));
+  EXPECT_TRUE(is_remeasurement(rs[3]));
+  EXPECT_FALSE(is_remeasurement(rs[0]));
+  EXPECT_FALSE(is_remeasurement(rec("x", "/remeasure", 1)));  // a suffix needs a strategy
 }
 
 // Records written before the graph put a weight second in Add and Mul (session 48) name a task by
@@ -110,6 +157,25 @@ TEST(RecordedSchedules, RecordsOfTheOldOperandOrderMatchTheCanonicalTask) {
   EXPECT_EQ(back.values, fast.values);
   EXPECT_EQ(best_sentences_from_records(new_p, path, hw),
             std::vector<std::string>{got[1].sentence});
+
+  // Records of another machine only: not one task would get a recorded program, which is an
+  // error naming the machine the records came from (never the default schedules in silence).
+  HardwareInfo other = hw;
+  other.l2_bytes *= 2;
+  ASSERT_NE(hardware_key(other), hardware_key(hw));
+  try {
+    best_sentences_from_records(new_p, path, other);
+    ADD_FAILURE() << "records of another machine were accepted";
+  } catch (const UserError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find(path), std::string::npos) << what;
+    EXPECT_NE(what.find(hardware_key(hw) + " (3)"), std::string::npos) << what;  // 2 + the marker
+    EXPECT_NE(what.find(hardware_key(other)), std::string::npos) << what;
+  }
+  const std::string none = path + ".none";
+  { RecordWriter w(none); w.append(record("another task", "not a sentence", 1e-3)); }
+  EXPECT_THROW(best_sentences_from_records(new_p, none, hw), UserError);
+  std::remove(none.c_str());
   std::remove(path.c_str());
 }
 
