@@ -70,13 +70,12 @@ std::vector<std::string> best_sentences_from_records(const Partition& p,
     std::string where;
     for (const auto& [key, n] : elsewhere)
       where += (where.empty() ? "" : "; ") + key + " (" + std::to_string(n) + ")";
-    TLM_USER_ERROR() << records_path << ": no error-free record of this model's "
-                          << p.tasks.size() << " tasks on this machine (" << here << ")"
-                          << (where.empty() ? "; none of them is in the file at all"
-                                            : "; the file has records of them measured on " +
-                                                  where +
-                                                  ", and records of another machine are never "
-                                                  "deployed: tune on this one");
+    TLM_USER_ERROR() << records_path << ": no error-free record of this model's " << p.tasks.size()
+                     << " tasks on this machine (" << here << ")"
+                     << (where.empty() ? "; none of them is in the file at all"
+                                       : "; the file has records of them measured on " + where +
+                                             ", and records of another machine are never "
+                                             "deployed: tune on this one");
   }
   std::vector<std::string> out;
   for (const Task& t : p.tasks) {
@@ -85,8 +84,7 @@ std::vector<std::string> best_sentences_from_records(const Partition& p,
       out.push_back("");
       continue;
     }
-    const std::vector<std::pair<double, std::string>> ranked =
-        deployment_ranking(it->second);
+    const std::vector<std::pair<double, std::string>> ranked = deployment_ranking(it->second);
     // Only a choice within the tolerance needs the task's space (lowering it costs ~10 ms).
     const bool close =
         ranked.size() > 1 && ranked[1].first <= ranked[0].first * (1 + kRowSplitTolerance);

@@ -38,10 +38,10 @@ std::vector<std::string> best_sentences_from_records(const Partition& p,
 // re-measurements (records.h, kRemeasureSuffix) ranks only its re-measured programs, each by its
 // latest re-measurement (an autoscheduler's marker counts as re-measured: its one program was
 // timed with the re-measurement's samples), as the tuner chose its best (tune/tuner.h, step 4);
-// a task without, every record. The search times each program once with few samples on a noisy machine, so the
-// fastest of hundreds is often a lucky draw: on the model-207 machine 2-18 of the held-out
-// models' tasks had a search record faster than any re-measurement of the same programs, among
-// them programs re-measured 1.5x slower (BENCHMARKS.md, session 51).
+// a task without, every record. The search times each program once with few samples on a noisy
+// machine, so the fastest of hundreds is often a lucky draw: on the model-207 machine 2-18 of the
+// held-out models' tasks had a search record faster than any re-measurement of the same programs,
+// among them programs re-measured 1.5x slower (BENCHMARKS.md, session 51).
 std::vector<std::pair<double, std::string>> deployment_ranking(
     const std::vector<const MeasureRecord*>& ranked);
 

@@ -132,7 +132,8 @@ ErrorKind MeasureRecord::error_kind() const {
 
 bool is_remeasurement(const MeasureRecord& r) {
   const size_t n = std::char_traits<char>::length(kRemeasureSuffix);
-  return r.strategy.size() > n && r.strategy.compare(r.strategy.size() - n, n, kRemeasureSuffix) == 0;
+  return r.strategy.size() > n &&
+         r.strategy.compare(r.strategy.size() - n, n, kRemeasureSuffix) == 0;
 }
 
 int64_t unix_time_ms() {

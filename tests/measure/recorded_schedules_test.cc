@@ -64,12 +64,12 @@ TEST(RecordedSchedules, ReMeasurementsDecideWhatIsDeployed) {
   };
   const std::string marker = autoscheduler_marker(HalideAutoscheduler::Li2018);
   const std::vector<MeasureRecord> rs = {
-      rec("lucky", "evolutionary", 1.0),               // re-measured slower: 1.5
-      rec("steady", "evolutionary", 1.2),              // re-measured 1.1, then 1.3
-      rec("unconfirmed", "evolutionary", 0.9),         // never re-measured
-      rec("lucky", "evolutionary/remeasure", 1.5),     //
-      rec("steady", "evolutionary/remeasure", 1.1),    //
-      rec(marker, "halide-li2018", 1.4),               // timed like a re-measurement
+      rec("lucky", "evolutionary", 1.0),              // re-measured slower: 1.5
+      rec("steady", "evolutionary", 1.2),             // re-measured 1.1, then 1.3
+      rec("unconfirmed", "evolutionary", 0.9),        // never re-measured
+      rec("lucky", "evolutionary/remeasure", 1.5),    //
+      rec("steady", "evolutionary/remeasure", 1.1),   //
+      rec(marker, "halide-li2018", 1.4),              // timed like a re-measurement
       rec("steady", "evolutionary/remeasure", 1.3)};  // the latest counts
   auto sentences = [](const std::vector<std::pair<double, std::string>>& ranked) {
     std::vector<std::string> out;
@@ -173,7 +173,10 @@ TEST(RecordedSchedules, RecordsOfTheOldOperandOrderMatchTheCanonicalTask) {
     EXPECT_NE(what.find(hardware_key(other)), std::string::npos) << what;
   }
   const std::string none = path + ".none";
-  { RecordWriter w(none); w.append(record("another task", "not a sentence", 1e-3)); }
+  {
+    RecordWriter w(none);
+    w.append(record("another task", "not a sentence", 1e-3));
+  }
   EXPECT_THROW(best_sentences_from_records(new_p, none, hw), UserError);
   std::remove(none.c_str());
   std::remove(path.c_str());
