@@ -39,9 +39,9 @@ std::vector<std::string> best_sentences_from_records(const Partition& p,
 // latest re-measurement (an autoscheduler's marker counts as re-measured: its one program was
 // timed with the re-measurement's samples), as the tuner chose its best (tune/tuner.h, step 4);
 // a task without, every record. The search times each program once with few samples on a noisy
-// machine, so the fastest of hundreds is often a lucky draw: on the model-207 machine 2-18 of the
-// held-out models' tasks had a search record faster than any re-measurement of the same programs,
-// among them programs re-measured 1.5x slower (BENCHMARKS.md, session 51).
+// machine, so the fastest of hundreds is often a lucky draw: on the model-207 machine, ranking
+// every record deployed another program than the tuner chose on 2-18 of a held-out model's tasks,
+// among them one re-measured 1.5x slower than its search sample (BENCHMARKS.md, session 51).
 std::vector<std::pair<double, std::string>> deployment_ranking(
     const std::vector<const MeasureRecord*>& ranked);
 
