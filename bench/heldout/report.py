@@ -244,9 +244,9 @@ def main():
                 if n == "tlm":
                     wall = f"{s['written_s']:.1f}s (writing)" if s.get("written_s") is not None else ""
                 elif n == "evo100" and tag and os.path.exists(
-                        os.path.join(rec_dir, f"{m}.t{t}.{tag}.jsonl.meta.json")):
+                        cut := os.path.join(rec_dir, f"{m}.t{t}.{tag}.jsonl.meta.json")):
                     # derive.py's cut; the final may have timed a gunzipped copy elsewhere
-                    meta = json.load(open(os.path.join(rec_dir, f"{m}.t{t}.{tag}.jsonl.meta.json")))
+                    meta = json.load(open(cut))
                     spans = [h["search_span_s"] for h in meta["hardware"].values()]
                     src = [h["source_search_span_s"] for h in meta["hardware"].values()]
                     wall = f"~{hms(sum(spans))}"
