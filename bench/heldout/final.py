@@ -213,7 +213,11 @@ def main():
     ap.add_argument("--onnx-dir", required=True)
     ap.add_argument("--threads", type=int, required=True)
     ap.add_argument("--cpu", help="pin tlm run and the peers to this core (taskset)")
-    ap.add_argument("--repeat", type=int, default=10)
+    ap.add_argument("--repeat", type=int, default=30)
+    ap.add_argument("--turns", type=int, default=6,
+                    help="`tlm run --turns`: the sets take this many turns of repeat/turns runs "
+                         "(the machine's speed drifts by 15-30%% within minutes: two turns let one "
+                         "slow turn decide a set's time)")
     ap.add_argument("--peer-repeats", type=int, default=10)
     ap.add_argument("--tlm-model", help="checkpoint of TLM-1xg (default models/tlm.ckpt)")
     ap.add_argument("--separate", default="", help="set names timed in runs of their own")
@@ -285,7 +289,7 @@ def main():
     signature = {"sets": {n: [s["source"], os.path.getsize(s["source"]),
                               int(os.path.getmtime(s["source"]))]
                           for n, s in sets.items() if s["records"]},
-                 "ckpt": ckpt_sha, "repeat": a.repeat, "cpu": a.cpu}
+                 "ckpt": ckpt_sha, "repeat": a.repeat, "turns": a.turns, "cpu": a.cpu}
     status_path = base + ".json"
     if os.path.exists(status_path) and not a.redo:
         old = json.load(open(status_path))
@@ -325,7 +329,8 @@ def main():
         """One `tlm run` of these sets (beside the defaults); returns (rc, parsed output)."""
         specs = ["tlm" if n == "tlm" else f"{n}={sets[n]['records']}" for n in run_sets]
         cmd = pin + [a.tlm, "run", onnx, "--threads", str(t),
-                     "--repeat", str(a.repeat), "--schedules", ",".join(specs), "--csv", csv_path,
+                     "--repeat", str(a.repeat), "--turns", str(a.turns),
+                     "--schedules", ",".join(specs), "--csv", csv_path,
                      "--layout", a.layout]
         if "tlm" in run_sets:
             cmd += ["--model", ckpt]

@@ -10,9 +10,18 @@
 #
 #   bench/heldout/run.sh tune THREADS [CPU...]   tune every model with every job (resumable)
 #   bench/heldout/run.sh final THREADS           peers, one `tlm run` per model, peers again
+#   bench/heldout/run.sh select THREADS          the tuner's last steps (re-measurement, in-model
+#                                                selection) again on finished record sets
 #   bench/heldout/run.sh report                  bench/heldout/report.py -> heldout.md, heldout.csv
 #   bench/heldout/run.sh all THREADS [CPU...]    tune, then final, then report
 #
+# select: for every MODELS x JOBS record set already tuned (a `.done`; evolutionary100 when
+# evolutionary:200 is in JOBS and was cut by derive.py), gunzip it if needed and run its `tlm tune`
+# again with the current binary: the budget is spent, so nothing new is searched; what the
+# records lack of the tuner's step 4 (re-measuring the best three and, for tlm, the model's first
+# program) is measured and step 4b (in-model selection, src/tune/in_model.h) times each task's
+# finalists inside the model. For record sets tuned before session 52 (no in-model step), so
+# every set is chosen the same way. Appends to the records and the tune logs.
 # tune: THREADS=1 with CPUs (`tune 1 0 1`): one lane per CPU, pinned there (taskset) with
 # --threads 1; the jobs x models are spread over the lanes by a rough cost estimate (largest
 # first). THREADS >= 2: one lane, --threads THREADS, not pinned (CPUs are ignored). THREADS=1
@@ -32,7 +41,8 @@
 #                        (default: --no-e2e; final does that for all sets at once)
 #   EVO100_RULE=prefix   how evolutionary100 is cut from evolutionary200 (derive.py): prefix (the
 #                        first 100 x tasks search measurements = the run at 100 per task) or per-task
-#   REPEAT=10            `tlm run --repeat` of final; PEER_REPEATS=10: peers.py --repeats
+#   REPEAT=30 TURNS=6    `tlm run --repeat/--turns` of final (10 and 2 before session 52);
+#                        PEER_REPEATS=10: peers.py --repeats
 #   FINAL_CPU=0          the core of final with THREADS=1
 #   FINAL_SEPARATE=""    set names timed in a `tlm run` of their own (with the defaults) instead
 #                        of the shared one, e.g. "adams" (its autoscheduler re-runs in-process)
@@ -66,7 +76,7 @@ read -r -a jobs <<< "${JOBS:-tlm:10 tlm:32 evolutionary:10 evolutionary:200 hali
 STRATEGIES=" random evolutionary expert-evolutionary tlm tlm-evolutionary halide-mullapudi2016 halide-li2018 halide-adams2019 halide-adams2019-greedy "
 
 usage() {
-  sed -n '11,14p' "$here/run.sh" | sed 's/^# *//' >&2
+  sed -n '11,16p' "$here/run.sh" | sed 's/^# *//' >&2
   exit 1
 }
 
@@ -141,7 +151,15 @@ tune_one() {  # tune_one MODEL STRATEGY TRIALS THREADS CPU("" = not pinned) LANE
   log="$results/logs/$m.t$t.$tag.log"
   local want
   want=$(marker_of "$m" "$s" "$b" "$t")
-  if [[ -f $rec.done && $(cat "$rec.done") == "$want" ]]; then
+  if [[ ${SELECTING:-0} == 1 ]]; then  # select: finished sets only, and they stay finished
+    if [[ -e $rec.meta.json || ( -f $rec.done && $(cat "$rec.done") == "$want" ) ]]; then
+      [[ -s $rec || ! -e $rec.gz ]] || gunzip -k "$rec.gz"
+      [[ -s $rec ]] || { echo "[$lane] $m $tag: no records" >&2; return 1; }
+    else
+      echo "[$lane] $m $tag: not finished (no .done): skipped"
+      return 0
+    fi
+  elif [[ -f $rec.done && $(cat "$rec.done") == "$want" ]]; then
     echo "[$lane] $m $tag: finished earlier (skipped; delete $rec.done to run it again)"
     return 0
   fi
@@ -176,8 +194,8 @@ tune_one() {  # tune_one MODEL STRATEGY TRIALS THREADS CPU("" = not pinned) LANE
     echo "[$lane] $m $tag: FAILED (exit $rc): see $log" >&2
     return 1
   fi
-  echo "$want" > "$rec.done"
-  grep -E '^measurements' "$log" | tail -1 | sed "s/^/[$lane]    /" || true
+  [[ ${SELECTING:-0} == 1 ]] || echo "$want" > "$rec.done"
+  grep -E '^(measurements|in-model)' "$log" | tail -2 | sed "s/^/[$lane]    /" || true
 }
 
 lane() {  # lane THREADS CPU LANE_NAME UNIT... (UNIT = MODEL/STRATEGY/TRIALS)
@@ -270,7 +288,7 @@ final() {  # final THREADS
   [[ $t =~ ^[1-9][0-9]*$ ]] || die "THREADS must be a positive number, not '$t'"
   mkdir -p "$results/final"
   local args=(--results "$results" --onnx-dir "$onnx_dir" --threads "$t"
-    --repeat "${REPEAT:-10}" --peer-repeats "${PEER_REPEATS:-10}" --timeout "${FINAL_TIMEOUT:-10800}"
+    --repeat "${REPEAT:-30}" --turns "${TURNS:-6}" --peer-repeats "${PEER_REPEATS:-10}" --timeout "${FINAL_TIMEOUT:-10800}"
     --tlm "$tlm_bin" --layout "$layout")
   ((t == 1)) && args+=(--cpu "${FINAL_CPU:-0}")
   [[ -n $tlm_model ]] && args+=(--tlm-model "$tlm_model")
@@ -284,11 +302,31 @@ final() {  # final THREADS
   done
 }
 
+select_again() {  # select THREADS
+  local t=${1:?usage: select THREADS}
+  [[ $t =~ ^[1-9][0-9]*$ ]] || die "THREADS must be a positive number, not '$t'"
+  local m j s b failed=0
+  local -a units=()
+  for j in "${jobs[@]}"; do
+    units+=("$j")
+    [[ $j == evolutionary:200 ]] && units+=("evolutionary:100")
+  done
+  echo "== $(date '+%F %T') select: threads $t, ${#models[@]} model(s), jobs: ${units[*]}"
+  for m in "${models[@]}"; do
+    for j in "${units[@]}"; do
+      s=${j%%:*} b=${j##*:}
+      SELECTING=1 tune_one "$m" "$s" "$b" "$t" "" select || failed=1
+    done
+  done
+  return "$failed"
+}
+
 report() {
   /usr/bin/python3 bench/heldout/report.py --results "$results"
 }
 
-# One function, read whole before it runs: editing this file during a long run is safe.
+# One function, and its call and the exit in one group, each read whole before it runs: editing
+# this file during a long run is safe (bash reads a script as it goes).
 main() {
   case "${1:-}" in
     tune)
@@ -300,6 +338,10 @@ main() {
       (($# == 2)) || usage
       prepare
       final "$2"
+      ;;
+    select)
+      (($# == 2)) || usage
+      select_again "$2"
       ;;
     report)
       report
@@ -317,5 +359,4 @@ main() {
   esac
 }
 
-main "$@"
-exit $?
+{ main "$@"; exit $?; }

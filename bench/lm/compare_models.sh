@@ -28,7 +28,7 @@ grep -v '^#' bench/subgraph/tasks.txt | while read -r label spec task; do
     name=$(basename "$c" .ckpt)
     echo "== $(date +%H:%M:%S) $label ($spec task $task) $name"
     "${pin[@]}" ./build/tlm tune "$spec" --tasks "$task" --strategy tlm --model "$c" \
-      --trials-per-task "$k" --records "$out/$name.jsonl" --no-e2e --quiet --remeasure 0 \
+      --trials-per-task "$k" --records "$out/$name.jsonl" --no-e2e --in-model 0 --quiet --remeasure 0 \
       --threads "${THREADS:-1}" --seed 0 --layout nchw | grep -E 'measurements:' || true
   done
 done

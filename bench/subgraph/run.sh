@@ -41,6 +41,6 @@ grep -v '^#' "$tasks" | while read -r label spec task; do
   [[ -n "${LABELS:-}" && ! $label =~ ${LABELS} ]] && continue
   echo "== $(date +%H:%M:%S) $name $label ($spec task $task)"
   "${pin[@]}" "$tlm" tune "$spec" --tasks "$task" --strategy "$strategy" \
-    --trials-per-task "$trials" --records "$out/$name.jsonl" --no-e2e --quiet --layout nchw \
+    --trials-per-task "$trials" --records "$out/$name.jsonl" --no-e2e --in-model 0 --quiet --layout nchw \
     "${threads[@]}" "${model[@]}" --seed 0 | grep -E '^ *[0-9]+ |measurements:'
 done

@@ -44,7 +44,8 @@ int run_tune(TuneCliOptions& o) {
   o.tune.workload = o.model;
   o.tune.seed = o.seed;
   o.tune.progress = !o.quiet;
-  if (!o.no_e2e) o.tune.model_inputs = random_inputs(g, o.seed);
+  o.tune.model_inputs = random_inputs(g, o.seed);
+  o.tune.e2e = !o.no_e2e;
   TuneReport r = tune_model(g, p, o.tune);
   std::printf("\n%s", r.table().c_str());
   if (r.e2e_done && !r.e2e_verified) {
@@ -63,7 +64,8 @@ Command add_tune_command(CLI::App& app) {
       "tune",
       "tune every task of a model: measure candidate programs in isolated workers, append a "
       "record per measurement, then compile the model with the best ones, verify and time it");
-  add_model_flags(cmd, &o->model, &o->dims, &o->seed, &o->layout, "seed of weights, inputs and the search");
+  add_model_flags(cmd, &o->model, &o->dims, &o->seed, &o->layout,
+                  "seed of weights, inputs and the search");
   cmd->add_option("--strategy", o->tune.strategy, strategy_help())->capture_default_str();
   cmd->add_option("--trials-per-task", o->tune.trials_per_task,
                   "measurement budget: this many times the number of tasks (0 with --strategy "
@@ -79,7 +81,8 @@ Command add_tune_command(CLI::App& app) {
       ->check(CLI::PositiveNumber);
   cmd->add_option("--zero-shot", o->tune.zero_shot,
                   "tlm with --trials-per-task 0: how each task's program is chosen (ranker: the "
-                  "model's greedy program and the expert programs (and 32 of its samples for untiled tasks), ranked by "
+                  "model's greedy program and the expert programs (and 32 of its samples for "
+                  "untiled tasks), ranked by "
                   "the zero-shot ranker, --ranker; experts: only the expert programs, ranked by "
                   "the model; greedy: the model's greedy decoding; ranked: the most likely, as "
                   "the model scores whole programs, among its 4-wide beam and the expert "
@@ -101,6 +104,16 @@ Command add_tune_command(CLI::App& app) {
                   "re-measure this many best programs per task at the end")
       ->capture_default_str()
       ->check(CLI::Range(0, 1000));
+  cmd->add_option("--in-model", o->tune.in_model_finalists,
+                  "time this many programs per task (the re-measured best, the language model's "
+                  "first, the next re-measured) inside the compiled model at the end and deploy "
+                  "each task's fastest there (0 or 1: off)")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 16));
+  cmd->add_option("--in-model-turns", o->tune.in_model.turns,
+                  "turns the in-model selection's schedule sets take (3 runs each)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1000));
   cmd->add_option("--repeats", o->tune.measure.timing.repeats,
                   "timing samples per measurement (the median is recorded)")
       ->capture_default_str()
@@ -117,7 +130,9 @@ Command add_tune_command(CLI::App& app) {
                   "seconds a candidate may take to run (check and timing)")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
-  cmd->add_flag("--no-e2e", o->no_e2e, "skip compiling and timing the whole model at the end");
+  cmd->add_flag("--no-e2e", o->no_e2e,
+                "skip compiling, verifying and timing the whole model with the chosen programs at "
+                "the end (the in-model selection still runs)");
   cmd->add_flag("--quiet", o->quiet, "no progress line");
   return {cmd, [o] { return run_tune(*o); }};
 }

@@ -51,6 +51,28 @@ std::vector<std::pair<double, std::string>> deployment_ranking(
   return out;
 }
 
+std::map<std::string, std::string> in_model_choices(const std::vector<MeasureRecord>& records,
+                                                    const std::string& hardware) {
+  std::map<std::string, int64_t> latest;  // task -> its latest selection's timestamp
+  for (const MeasureRecord& r : records)
+    if (r.ok() && r.hardware == hardware && is_in_model_selection(r)) {
+      auto [it, fresh] = latest.emplace(r.task_key, r.timestamp_ms);
+      if (!fresh) it->second = std::max(it->second, r.timestamp_ms);
+    }
+  std::map<std::string, std::string> choice;
+  std::map<std::string, double> fastest;
+  for (const MeasureRecord& r : records) {
+    if (!r.ok() || r.hardware != hardware || !is_in_model_selection(r)) continue;
+    if (r.timestamp_ms != latest.at(r.task_key)) continue;
+    auto f = fastest.find(r.task_key);
+    if (f == fastest.end() || r.median_s < f->second) {  // ties: the earlier record
+      fastest[r.task_key] = r.median_s;
+      choice[r.task_key] = r.sentence;
+    }
+  }
+  return choice;
+}
+
 std::vector<std::string> best_sentences_from_records(const Partition& p,
                                                      const std::string& records_path,
                                                      const HardwareInfo& hw) {
@@ -77,8 +99,14 @@ std::vector<std::string> best_sentences_from_records(const Partition& p,
                                              ", and records of another machine are never "
                                              "deployed: tune on this one");
   }
+  const std::map<std::string, std::string> in_model = in_model_choices(records, here);
   std::vector<std::string> out;
   for (const Task& t : p.tasks) {
+    auto chosen = in_model.find(t.sub.key);
+    if (chosen != in_model.end()) {  // timed where it runs: nothing else to weigh
+      out.push_back(chosen->second);
+      continue;
+    }
     auto it = by_task.find(t.sub.key);
     if (it == by_task.end()) {
       out.push_back("");

@@ -2,10 +2,15 @@
 // `tlm compile` and (later) the language model's deployment apply to a whole model.
 //
 //   best_sentences_from_records(p, file, hw)  per task of the partition, the deployed choice
-//                                             among its error-free records on this hardware
-//                                             (deployment_ranking, deployed_choice), "" where
-//                                             the records have none (UserError when no task
-//                                             has one: e.g. records of another machine)
+//                                             among its error-free records on this hardware,
+//                                             "" where the records have none (UserError when no
+//                                             task has one: e.g. records of another machine): the
+//                                             task's latest in-model selection's pick when it
+//                                             has one (in_model_choices), else the fastest by
+//                                             deployment_ranking and deployed_choice
+//   in_model_choices(records, hw)             per task, the fastest of its latest in-model
+//                                             selection (tune/in_model.h; records.h,
+//                                             kInModelSuffix)
 //   deployment_ranking(ranked)                what that choice ranks: the tuner's re-measurements
 //                                             where a task has any, else every record
 //   deployed_choice(printer, threads, ranked)  the fastest program, except that at two or more
@@ -18,6 +23,7 @@
 //                                             "" gets the default schedule
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -32,6 +38,13 @@ namespace tlm {
 std::vector<std::string> best_sentences_from_records(const Partition& p,
                                                      const std::string& records_path,
                                                      const HardwareInfo& hw);
+
+// Task key -> the sentence with the lowest median among the error-free in-model selection
+// records (records.h, is_in_model_selection) of `hardware` carrying the task's latest selection
+// timestamp. The programs of one selection were timed inside one model taking turns, which is
+// what deployment wants to know; the hot records of a task with one are not consulted.
+std::map<std::string, std::string> in_model_choices(const std::vector<MeasureRecord>& records,
+                                                    const std::string& hardware);
 
 // What a task's deployed program is chosen among, fastest first: `ranked` is the task's
 // ranked_per_task() (pointers into one records vector, whose order is the files'). A task with

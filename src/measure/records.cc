@@ -130,10 +130,17 @@ ErrorKind MeasureRecord::error_kind() const {
   return k;
 }
 
-bool is_remeasurement(const MeasureRecord& r) {
-  const size_t n = std::char_traits<char>::length(kRemeasureSuffix);
-  return r.strategy.size() > n &&
-         r.strategy.compare(r.strategy.size() - n, n, kRemeasureSuffix) == 0;
+namespace {
+bool strategy_ends_with(const MeasureRecord& r, const char* suffix) {
+  const size_t n = std::char_traits<char>::length(suffix);
+  return r.strategy.size() > n && r.strategy.compare(r.strategy.size() - n, n, suffix) == 0;
+}
+}  // namespace
+
+bool is_remeasurement(const MeasureRecord& r) { return strategy_ends_with(r, kRemeasureSuffix); }
+
+bool is_in_model_selection(const MeasureRecord& r) {
+  return strategy_ends_with(r, kInModelSuffix) && r.cache == kCacheModel;
 }
 
 int64_t unix_time_ms() {
@@ -478,9 +485,9 @@ std::map<std::string, std::vector<const MeasureRecord*>> ranked_per_task(
   }
   for (const std::string& key : hot) {
     auto& rs = ranked[key];
-    rs.erase(std::remove_if(rs.begin(), rs.end(), [](const MeasureRecord* r) {
-               return !r->cache.empty();
-             }), rs.end());
+    rs.erase(std::remove_if(rs.begin(), rs.end(),
+                            [](const MeasureRecord* r) { return !r->cache.empty(); }),
+             rs.end());
   }
   for (auto& [key, rs] : ranked)
     std::stable_sort(rs.begin(), rs.end(), [](const MeasureRecord* a, const MeasureRecord* b) {

@@ -83,6 +83,14 @@ struct MeasureRecord {
 inline constexpr const char* kRemeasureSuffix = "/remeasure";
 bool is_remeasurement(const MeasureRecord& r);
 
+// The tuner's in-model selection (tune/in_model.h, step 4b): each of a task's finalists timed
+// inside the compiled model, recorded under the strategy's name plus this suffix with cache
+// "model" (so ranking by hot records never sees them); latencies_s holds one time per turn (the
+// task's instances summed) and every record of one selection carries the selection's start time
+// as timestamp_ms. A task's latest selection decides what is deployed (recorded_schedules.h).
+inline constexpr const char* kInModelSuffix = "/in-model";
+bool is_in_model_selection(const MeasureRecord& r);
+
 // One line of JSON (no trailing newline) and its inverse. The line's "language" is this build's
 // kLanguageVersion (a record in memory is always of this build's language). parse_record_line
 // throws UserError (mentioning `where`, e.g. "runs.jsonl:12") for a wrong records or language

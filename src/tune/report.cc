@@ -13,8 +13,9 @@ std::string TuneReport::table() const {
   char line[512];
   std::snprintf(line, sizeof line, "strategy %s on %s\n", strategy.c_str(), hardware.c_str());
   s += line;
-  std::snprintf(line, sizeof line, "%4s  %-28s %6s %8s %6s %5s %10s %7s %9s %12s\n", "task", "kind",
-                "weight", "trials", "(new)", "ok", "best ms", "spread", "GFLOP/s", "in model ms");
+  std::snprintf(line, sizeof line, "%4s  %-28s %6s %8s %6s %5s %10s %7s %9s %5s %12s\n", "task",
+                "kind", "weight", "trials", "(new)", "ok", "best ms", "spread", "GFLOP/s", "pick",
+                "in model ms");
   s += line;
   double weighted = 0;
   int64_t trials = 0;
@@ -27,7 +28,8 @@ std::string TuneReport::table() const {
       s += line;
       continue;
     }
-    char best[32] = "-", gf[32] = "-", in_model[32] = "-", spread[32] = "-";
+    char best[32] = "-", gf[32] = "-", in_model[32] = "-", spread[32] = "-", pick[32] = "-";
+    if (t.finalists > 1) std::snprintf(pick, sizeof pick, "%d/%d", t.pick + 1, t.finalists);
     if (t.in_model_s > 0) std::snprintf(in_model, sizeof in_model, "%.4f", t.in_model_s * 1e3);
     if (t.best_s > 0) {
       std::snprintf(best, sizeof best, "%.4f", t.best_s * 1e3);
@@ -35,14 +37,25 @@ std::string TuneReport::table() const {
       std::snprintf(gf, sizeof gf, "%.2f", t.flops / t.best_s * 1e-9);
       weighted += t.weight * t.best_s;
     }
-    std::snprintf(line, sizeof line, "%4d  %-28s %6d %8d %6s %5d %10s %7s %9s %12s\n", t.task_id,
-                  kind.c_str(), t.weight, t.trials,
-                  ("(" + std::to_string(t.new_trials) + ")").c_str(), t.ok, best, spread, gf,
+    std::snprintf(line, sizeof line, "%4d  %-28s %6d %8d %6s %5d %10s %7s %9s %5s %12s\n",
+                  t.task_id, kind.c_str(), t.weight, t.trials,
+                  ("(" + std::to_string(t.new_trials) + ")").c_str(), t.ok, best, spread, gf, pick,
                   in_model);
     s += line;
   }
   std::snprintf(line, sizeof line, "sum over tasks of weight x best: %.4f ms\n", weighted * 1e3);
   s += line;
+  if (in_model_tasks > 0) {
+    int changed = 0;
+    for (const TaskResult& t : tasks) changed += t.finalists > 1 && t.pick != 0;
+    std::snprintf(line, sizeof line,
+                  "in-model selection: finalists of %d tasks timed inside the model (%d schedule "
+                  "sets taking turns, %s); %d tasks deploy another program than the re-measured "
+                  "best (pick > 1)\n",
+                  in_model_tasks, in_model_sets, format_duration(in_model_wall_s).c_str(), changed);
+    s += line;
+  }
+  if (!in_model_note.empty()) s += "in-model selection: " + in_model_note + "\n";
   if (e2e_done) {
     std::snprintf(line, sizeof line,
                   "end-to-end: tuned %.4f ms, default schedules %.4f ms (%.2fx); verify %s "

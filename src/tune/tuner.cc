@@ -4,6 +4,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -21,6 +22,7 @@
 #include "support/clock.h"
 #include "support/progress.h"
 #include "support/threads.h"
+#include "tune/in_model.h"
 #include "tune/ranker.h"
 
 namespace tlm {
@@ -44,6 +46,8 @@ struct TaskRun {
   TaskSearch search;
   std::set<std::string> sentences;  // this strategy's measured sentences (the budget)
   TaskResult result;
+  // Step 4: the programs step 4b times inside the model, the chosen one first.
+  std::vector<std::string> finalists;
 };
 
 struct Run {
@@ -253,10 +257,16 @@ void zero_shot(Run& run) {
   progress.finish();
 }
 
+bool uses_language_model(const Run& run) {
+  return run.strategy.name == "tlm" || run.strategy.name == "tlm-evolutionary";
+}
+
 // Step 4: re-measure the best few of each task (all tasks in one call, so that compiles overlap),
-// and at two or more threads the row-split variant of each (space.h, "Row splits"); the final
-// best is deployed_choice() among the re-measured ones: the fastest, or a row split within
-// kRowSplitTolerance of it.
+// the language model's first program too (its zero-shot choice: the language-model strategies
+// measure it first), and at two or more threads the row-split variant of each (space.h, "Row
+// splits"); the final best is deployed_choice() among the re-measured ones: the fastest, or a row
+// split within kRowSplitTolerance of it. The finalists of step 4b: that one, the model's first,
+// then the others by re-measured latency.
 void remeasure_and_pick(Run& run) {
   const std::string re = run.strategy.name + kRemeasureSuffix;
   const MeasureOptions mo = final_timing_options(run);
@@ -265,11 +275,14 @@ void remeasure_and_pick(Run& run) {
   std::vector<BySentence> first(run.tasks.size()), again(run.tasks.size());
   std::vector<MeasureJob> jobs;
   std::vector<std::pair<size_t, std::string>> job_of;  // task index, sentence
+  std::vector<std::string> model_first(run.tasks.size());
   for (size_t k = 0; k < run.tasks.size(); k++) {
     TaskRun& t = run.tasks[k];
     for (const MeasureRecord& r : run.records) {
       if (r.task_key != t.harness->sub.key || !r.ok()) continue;
       if (r.strategy == run.strategy.name && !first[k].count(r.sentence)) first[k][r.sentence] = r;
+      if (r.strategy == run.strategy.name && model_first[k].empty() && uses_language_model(run))
+        model_first[k] = r.sentence;
       if (r.strategy == re) again[k][r.sentence] = r;
     }
     t.result.trials = (int)t.sentences.size();
@@ -286,8 +299,13 @@ void remeasure_and_pick(Run& run) {
       jobs.push_back({t.harness.get(), c});
       job_of.push_back({k, sentence});
     };
-    for (int i = 0; i < (int)ranked.size() && i < run.o.remeasure_top; i++) {
-      const std::string& sentence = ranked[i].second;
+    std::vector<std::string> top;
+    for (int i = 0; i < (int)ranked.size() && i < run.o.remeasure_top; i++)
+      top.push_back(ranked[i].second);
+    if (!model_first[k].empty() && run.o.remeasure_top > 0 &&
+        std::find(top.begin(), top.end(), model_first[k]) == top.end())
+      top.push_back(model_first[k]);
+    for (const std::string& sentence : top) {
       // Autoscheduled programs were timed with the re-measurement's samples already.
       if (is_autoscheduler_marker(sentence)) continue;
       Program program, rows;
@@ -314,7 +332,87 @@ void remeasure_and_pick(Run& run) {
     res.best_s = r.median_s;
     res.best_spread = stats_from_samples(r.latencies_s).spread;
     res.best_sentence = chosen;
+    std::vector<std::string>& f = run.tasks[k].finalists;
+    f = {chosen};
+    if (pool.count(model_first[k]) && model_first[k] != chosen) f.push_back(model_first[k]);
+    for (const auto& [latency, sentence] : ranked)
+      if (std::find(f.begin(), f.end(), sentence) == f.end()) f.push_back(sentence);
   }
+}
+
+// Step 4b: each task's finalists timed inside the model (tune/in_model.h); a task's final best is
+// its fastest there. Every finalist timed gets an "S/in-model" record (records.h), all with the
+// selection's start time, which is what deployment picks from (recorded_schedules.h).
+void select_in_model(Run& run, const Graph& g, const Partition& p) {
+  const int k_max = run.o.in_model_finalists;
+  if (k_max <= 1) return;
+  if (run.o.model_inputs.empty()) {
+    run.report.in_model_note = "skipped (no model inputs)";
+    return;
+  }
+  std::vector<std::vector<std::string>> finalists(p.tasks.size());
+  int tasks = 0;
+  for (const TaskRun& t : run.tasks) {
+    std::vector<std::string> f = t.finalists;
+    // Autoscheduler markers re-run their autoscheduler at compile time: not here.
+    if (f.size() > 1 && is_autoscheduler_marker(f[0])) f.resize(1);
+    if (f.size() > (size_t)k_max) f.resize(k_max);
+    if (f.empty() && !t.result.best_sentence.empty()) f = {t.result.best_sentence};
+    tasks += f.size() > 1;
+    finalists[t.index] = std::move(f);
+  }
+  if (tasks == 0) {
+    run.report.in_model_note = "skipped (no task has two finalists)";
+    return;
+  }
+  const double t0 = now_s();
+  const int64_t started = unix_time_ms();
+  InModelOptions io = run.o.in_model;
+  io.compile_threads = run.hw.cores;
+  io.atol = run.o.e2e_atol;
+  io.rtol = run.o.e2e_rtol;
+  const InModelTimings timed =
+      time_finalists_in_model(g, p, run.hw, finalists, run.o.model_inputs, io);
+  const std::vector<int> pick = pick_in_model(timed);
+  for (int s = 0; s < timed.sets; s++)
+    if (!timed.set_errors[s].empty())
+      run.report.in_model_note += (run.report.in_model_note.empty() ? "" : "; ") +
+                                  std::string("set ") + std::to_string(s) +
+                                  " not timed: " + timed.set_errors[s];
+  for (TaskRun& t : run.tasks) {
+    const std::vector<std::string>& f = finalists[t.index];
+    if (f.size() <= 1 || pick[t.index] < 0) continue;
+    for (size_t j = 0; j < f.size(); j++) {
+      const std::vector<double>& turns = timed.turns_s[t.index][j];
+      if (turns.empty()) continue;
+      MeasureRecord r;
+      r.task_key = t.harness->sub.key;
+      r.task_kind = t.harness->sub.kind;
+      r.workload = run.o.workload;
+      r.sentence = f[j];
+      r.hardware = run.hw_key;
+      r.latencies_s = turns;
+      r.median_s = stats_from_samples(turns).median_s;
+      r.strategy = run.strategy.name + kInModelSuffix;
+      r.timestamp_ms = started;
+      r.cache = kCacheModel;
+      run.writer->append(r);
+      run.records.push_back(r);
+    }
+    TaskResult& res = t.result;
+    res.finalists = (int)f.size();
+    res.pick = pick[t.index];
+    res.best_sentence = f[res.pick];
+    for (const MeasureRecord& r : run.records)  // its re-measured (hot) latency, the latest
+      if (r.task_key == t.harness->sub.key && r.sentence == res.best_sentence && r.ok() &&
+          r.strategy == run.strategy.name + kRemeasureSuffix) {
+        res.best_s = r.median_s;
+        res.best_spread = stats_from_samples(r.latencies_s).spread;
+      }
+  }
+  run.report.in_model_tasks = tasks;
+  run.report.in_model_sets = timed.sets;
+  run.report.in_model_wall_s = now_s() - t0;
 }
 
 // The tuned model's verification and timing (step 5).
@@ -381,8 +479,8 @@ bool time_tuned_model_isolated(const Run& run, const Graph& g, const Partition& 
 
 // Step 5: the whole model with the best programs, verified and timed, next to the defaults.
 void end_to_end(Run& run, const Graph& g, const Partition& p) {
-  if (run.o.model_inputs.empty()) {
-    run.report.e2e_note = "skipped (no model inputs)";
+  if (run.o.model_inputs.empty() || !run.o.e2e) {
+    run.report.e2e_note = run.o.e2e ? "skipped (no model inputs)" : "skipped (not asked for)";
     return;
   }
   std::vector<std::string> best(p.tasks.size());
@@ -498,6 +596,7 @@ TuneReport tune_model(const Graph& g, const Partition& p, const TuneOptions& o) 
   else
     autoschedule(run);
   if (!zero) remeasure_and_pick(run);
+  if (!zero && run.strategy.kind == StrategyKind::Search) select_in_model(run, g, p);
   for (TaskRun& t : run.tasks) run.report.tasks.push_back(t.result);
   std::sort(run.report.tasks.begin(), run.report.tasks.end(),
             [](const TaskResult& a, const TaskResult& b) { return a.task_id < b.task_id; });

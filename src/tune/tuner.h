@@ -13,6 +13,11 @@
 //     4. re-measure the best few programs of each task with more repeats ("S/remeasure"
 //        records); a task's final best is the lowest re-measured latency (autoscheduled
 //        programs are timed with those repeats in step 3 and not re-run);
+//        4b. in-model selection (tune/in_model.h): each task's finalists (the chosen program,
+//        for the language-model strategies the model's own first program, then the next
+//        re-measured ones; in_model_finalists in all) compiled into the model as schedule
+//        sets, verified, and timed there taking turns ("S/in-model" records); a task's final
+//        best is its fastest there. Needs model_inputs; skipped when no task has two finalists;
 //     5. compile the model with every task's best program through the runtime's schedule hook
 //        (measure/recorded_schedules.h), verify it against the interpreter and time it, next to
 //        the default schedules. For Halide strategies this runs in a worker under the
@@ -32,6 +37,7 @@
 
 #include "measure/harness.h"
 #include "partition/partition.h"
+#include "tune/in_model.h"
 #include "tune/lm_search.h"
 #include "tune/scheduler.h"
 #include "tune/search.h"
@@ -59,6 +65,8 @@ struct TuneOptions {
   std::vector<int> tasks;      // task ids to tune; empty: all
   int remeasure_top = 3;       // re-measured programs per task at the end (0: none)
   int remeasure_repeats = 15;  // timing samples of a re-measurement
+  int in_model_finalists = 3;  // programs per task timed inside the model (step 4b; <= 1: off)
+  InModelOptions in_model;
   MeasureOptions measure;
   EvolutionOptions evolution;
   std::string model_path;     // `tlm`, `tlm-evolutionary`: the checkpoint ("": the shipped one)
@@ -70,9 +78,11 @@ struct TuneOptions {
   std::string ranker_path;  // its ranker (mode "ranker"; "": models/ranker.json)
   SchedulerOptions scheduler;
   bool progress = true;  // progress line on stderr
-  // End to end: compile the model with the best programs, verify, time. model_inputs are the
-  // model's inputs in graph order (the CLI draws them like `tlm run`); empty: skip this step.
+  // The model's inputs in graph order (the CLI draws them like `tlm run`) for step 4b and step 5
+  // (compile the model with the best programs, verify, time; e2e false: skip it); empty: skip
+  // both.
   std::vector<Tensor> model_inputs;
+  bool e2e = true;
   int e2e_repeat = 10;
   double e2e_atol = 1e-3, e2e_rtol = 1e-3;
 };
@@ -89,7 +99,9 @@ struct TaskResult {
   double best_spread = 0;  // its timing samples' (q3 - q1) / median: 0.03 = 3% noise
   double in_model_s = 0;   // its latency per instance inside the tuned model (end to end)
   std::string best_sentence;
-  std::string note;  // why a task was skipped, if it was
+  std::string note;   // why a task was skipped, if it was
+  int finalists = 0;  // programs timed inside the model in step 4b (0: not selected there)
+  int pick = 0;       // the one chosen there: 0 = the re-measured best
 };
 
 struct TuneReport {
@@ -105,6 +117,11 @@ struct TuneReport {
   double e2e_violation = 0;
   double e2e_tuned_ms = 0, e2e_default_ms = 0;
   std::string e2e_note;  // why end-to-end was skipped, if it was
+  // Step 4b: tasks with finalists timed in the model, schedule sets, the wall time it took, and
+  // why it was skipped or a set was dropped.
+  int in_model_tasks = 0, in_model_sets = 0;
+  double in_model_wall_s = 0;
+  std::string in_model_note;
 
   double valid_per_minute() const {
     return measure_wall_s > 0 ? measured_ok * 60.0 / measure_wall_s : 0;

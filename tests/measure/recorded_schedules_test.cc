@@ -1,8 +1,8 @@
 // What gets deployed from a task's measured programs (deployed_choice): the fastest, except that
 // at two or more threads a blocked convolution takes its fastest row-split program when that is
 // within kRowSplitTolerance of the fastest (space.h, "Row splits"), and it is chosen among the
-// tuner's re-measurements where there are any. Records of the operand order before session 48
-// still match their tasks.
+// tuner's re-measurements where there are any, unless the tuner timed the task's finalists inside
+// the model. Records of the operand order before session 48 still match their tasks.
 #include "measure/recorded_schedules.h"
 
 #include <unistd.h>
@@ -90,6 +90,46 @@ TEST(RecordedSchedules, ReMeasurementsDecideWhatIsDeployed) {
   EXPECT_TRUE(is_remeasurement(rs[3]));
   EXPECT_FALSE(is_remeasurement(rs[0]));
   EXPECT_FALSE(is_remeasurement(rec("x", "/remeasure", 1)));  // a suffix needs a strategy
+}
+
+// The tuner's in-model selection (tune/in_model.h) times each task's finalists inside the model
+// and records them with the selection's start time; what is deployed is the fastest of a task's
+// latest selection, whatever the hot records say, and never a selection of another machine.
+TEST(RecordedSchedules, TheLatestInModelSelectionDecidesWhatIsDeployed) {
+  auto rec = [](const std::string& task, const std::string& sentence, const std::string& strategy,
+                double ms, int64_t when, const std::string& hw = "here") {
+    MeasureRecord r;
+    r.task_key = task;
+    r.sentence = sentence;
+    r.strategy = strategy;
+    r.hardware = hw;
+    r.latencies_s = {ms * 1e-3};
+    r.median_s = ms * 1e-3;
+    r.timestamp_ms = when;
+    if (strategy.find(kInModelSuffix) != std::string::npos) r.cache = kCacheModel;
+    return r;
+  };
+  const std::string in = std::string("tlm") + kInModelSuffix;
+  const std::vector<MeasureRecord> rs = {
+      rec("a", "hot-best", "tlm/remeasure", 0.5, 1),  // fastest alone: not deployed
+      rec("a", "old-pick", in, 0.8, 10),              // an older selection
+      rec("a", "x", in, 1.0, 20),                     //
+      rec("a", "y", in, 0.9, 20),                     // the latest selection's fastest
+      rec("a", "z", in, 0.7, 30, "elsewhere"),        // another machine
+      rec("b", "only-hot", "tlm/remeasure", 0.4, 1),  // no selection: not in the map
+      rec("c", "tie-first", in, 0.6, 5),              // a tie: the earlier record
+      rec("c", "tie-second", in, 0.6, 5)};
+  const auto choice = in_model_choices(rs, "here");
+  EXPECT_EQ(choice, (std::map<std::string, std::string>{{"a", "y"}, {"c", "tie-first"}}));
+  EXPECT_TRUE(is_in_model_selection(rs[1]));
+  EXPECT_FALSE(is_in_model_selection(rs[0]));
+  MeasureRecord hot_named_so = rs[1];
+  hot_named_so.cache.clear();  // the suffix alone is not a selection: it needs cache "model"
+  EXPECT_FALSE(is_in_model_selection(hot_named_so));
+  // Hot ranking never sees them: a task with hot records ranks those alone.
+  const auto ranked = ranked_per_task(rs, "here");
+  for (const MeasureRecord* r : ranked.at("a"))
+    EXPECT_FALSE(is_in_model_selection(*r)) << r->sentence;
 }
 
 // Records written before the graph put a weight second in Add and Mul (session 48) name a task by

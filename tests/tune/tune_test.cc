@@ -10,6 +10,7 @@
 #include <set>
 
 #include "fixtures/task_cases.h"
+#include "measure/recorded_schedules.h"
 #include "measure/sentence_file.h"
 #include "measure/worker.h"
 #include "tune/tuner.h"
@@ -211,6 +212,80 @@ TEST(Tune, TunedModelIsVerifiedEndToEnd) {
   EXPECT_EQ(tuned, tasks) << w.payload;
   EXPECT_GE(tasks, 2);
   EXPECT_NE(w.payload.find("end-to-end: tuned"), std::string::npos) << w.payload;
+}
+
+// Step 4b: each task's finalists (its re-measured programs) are compiled into the model and timed
+// there; every finalist timed gets an in-model record of the selection, and what the tuner
+// deploys, what the records deploy (best_sentences_from_records) and the records' fastest of the
+// selection are the same program.
+TEST(Tune, FinalistsAreTimedInsideTheModelAndTheFastestThereIsDeployed) {
+  TempFile f("in_model");
+  Graph g = tiny_model();
+  Partition p = partition_graph(g);
+  WorkerResult w = run_isolated(
+      [&] {
+        TuneOptions o = tiny("random", f.path(), 4);
+        o.remeasure_top = 3;
+        o.in_model_finalists = 2;
+        o.in_model.turns = 3;
+        o.in_model.runs_per_turn = 1;
+        o.model_inputs = {random_tensor(DType::F32, {1, 4, 8, 8}, 5)};
+        o.e2e_repeat = 2;
+        TuneReport r = tune_model(g, p, o);
+        std::ostringstream os;
+        os << r.in_model_tasks << " " << r.in_model_sets << " " << r.e2e_verified << "\n";
+        for (const TaskResult& t : r.tasks)
+          os << t.task_id << " " << t.finalists << " " << t.pick << " " << t.best_sentence << "\n";
+        return os.str() + r.table();
+      },
+      300);
+  ASSERT_EQ(w.status, WorkerStatus::Ok) << w.describe() << w.payload;
+  std::istringstream is(w.payload);
+  int tasks = 0, sets = 0, verified = 0;
+  is >> tasks >> sets >> verified;
+  EXPECT_EQ(verified, 1) << w.payload;
+  EXPECT_EQ(sets, 2) << w.payload;
+  EXPECT_GE(tasks, 1) << w.payload;  // a task with two distinct valid programs
+  EXPECT_NE(w.payload.find("in-model selection: finalists of"), std::string::npos) << w.payload;
+  std::map<int, std::string> deployed;
+  std::map<int, int> finalists;
+  for (size_t k = 0; k < p.tasks.size(); k++) {
+    int id = 0, n = 0, pick = 0;
+    std::string sentence;
+    is >> id >> n >> pick;
+    std::getline(is >> std::ws, sentence);
+    deployed[id] = sentence;
+    finalists[id] = n;
+    EXPECT_LT(pick, std::max(n, 1)) << w.payload;
+  }
+  const std::vector<MeasureRecord> all = load_records(f.path());
+  std::vector<MeasureRecord> in = with_strategy(f.path(), std::string("random") + kInModelSuffix);
+  int64_t when = in.empty() ? 0 : in[0].timestamp_ms;
+  std::map<std::string, int> per_task;
+  for (const MeasureRecord& m : in) {
+    EXPECT_TRUE(is_in_model_selection(m));
+    EXPECT_EQ(m.latencies_s.size(), 3u);
+    EXPECT_EQ(m.timestamp_ms, when) << "one selection, one timestamp";
+    per_task[m.task_key]++;
+    bool remeasured = false;  // finalists come from the re-measured programs
+    for (const MeasureRecord& a : all)
+      remeasured |= a.sentence == m.sentence && a.strategy == "random/remeasure";
+    EXPECT_TRUE(remeasured) << m.sentence;
+  }
+  const std::vector<std::string> best = best_sentences_from_records(p, f.path(), detect_hardware());
+  const auto choice = in_model_choices(all, hardware_key(detect_hardware()));
+  int selected = 0;
+  for (size_t k = 0; k < p.tasks.size(); k++) {
+    const Task& t = p.tasks[k];
+    EXPECT_EQ(best[k], deployed[t.id]) << "task " << t.id;
+    if (finalists[t.id] > 1) {
+      selected++;
+      EXPECT_EQ(per_task[t.sub.key], finalists[t.id]) << "task " << t.id;
+      ASSERT_TRUE(choice.count(t.sub.key)) << "task " << t.id;
+      EXPECT_EQ(choice.at(t.sub.key), deployed[t.id]) << "task " << t.id;
+    }
+  }
+  EXPECT_EQ(selected, tasks);
 }
 
 TEST(MeasureFile, MeasuresSentencesOnceAndRejectsGarbage) {
