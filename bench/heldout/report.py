@@ -177,11 +177,13 @@ def main():
           f"{'; '.join(sorted(keys)) or 'not printed (no records set timed yet)'}.",
           f"Checkpoint of TLM-1xg and of the tlm tuning runs: {'; '.join(sorted(ckpts)) or 'not run'}.",
           "", "Batch 1 (BERT-base and GPT-2 at seq 128), the ONNX files of bench/e2e/models.py. "
-          "Latency: `tlm run`'s end-to-end median (the lower of two medians, every set of a model "
-          "timed in one run taking turns). **vs ORT** = ONNX Runtime ms / ms (above 1: faster "
+          "Latency: `tlm run`'s end-to-end median (the lowest of its turns' medians: `--turns 6` "
+          "of 5 runs from session 52, 2 of 5 before; every set of a model timed in one run "
+          "taking turns). **vs ORT** = ONNX Runtime ms / ms (above 1: faster "
           "than ONNX Runtime); **vs default** = speedup over tlm's default schedules in the same "
           "run. Measurements: search measurements in the records (+ re-measurements of the best "
-          "three per task at the end of a run). Tuning time: wall time of the `tlm tune` "
+          "three per task at the end of a run; from session 52 each task's three finalists are "
+          "then also timed inside the model, `src/tune/in_model.h`). Tuning time: wall time of the `tlm tune` "
           "processes, model import included (summed over resumed runs); TLM-1xg: the time its "
           "programs took to write. Status PASS: verified against the reference interpreter.", ""]
     rows = []  # heldout.csv
