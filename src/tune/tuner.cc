@@ -403,12 +403,18 @@ void select_in_model(Run& run, const Graph& g, const Partition& p) {
     res.finalists = (int)f.size();
     res.pick = pick[t.index];
     res.best_sentence = f[res.pick];
-    for (const MeasureRecord& r : run.records)  // its re-measured (hot) latency, the latest
-      if (r.task_key == t.harness->sub.key && r.sentence == res.best_sentence && r.ok() &&
-          r.strategy == run.strategy.name + kRemeasureSuffix) {
-        res.best_s = r.median_s;
-        res.best_spread = stats_from_samples(r.latencies_s).spread;
-      }
+    // Its latency alone: the latest re-measurement, else (no re-measurement: --remeasure 0) its
+    // search record.
+    const MeasureRecord *again = nullptr, *first = nullptr;
+    for (const MeasureRecord& r : run.records) {
+      if (r.task_key != t.harness->sub.key || r.sentence != res.best_sentence || !r.ok()) continue;
+      if (r.strategy == run.strategy.name + kRemeasureSuffix) again = &r;
+      if (r.strategy == run.strategy.name && !first) first = &r;
+    }
+    if (const MeasureRecord* alone = again ? again : first) {
+      res.best_s = alone->median_s;
+      res.best_spread = stats_from_samples(alone->latencies_s).spread;
+    }
   }
   run.report.in_model_tasks = tasks;
   run.report.in_model_sets = timed.sets;
