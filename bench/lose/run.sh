@@ -40,7 +40,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-main() {  # (a function: bash reads all of it before running, so editing the file mid-run is safe)
+main() {  # a function, called in one group with the exit at the end: safe to edit mid-run
   threads=${1:?usage: bench/lose/run.sh THREADS TRIALS [STEP...]}
   trials=${2:?usage: bench/lose/run.sh THREADS TRIALS [STEP...]}
   shift 2
@@ -137,5 +137,4 @@ main() {  # (a function: bash reads all of it before running, so editing the fil
   done
 }
 
-main "$@"
-exit
+{ main "$@"; exit; }  # one group: bash parses it whole before main runs
