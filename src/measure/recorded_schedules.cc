@@ -53,23 +53,17 @@ std::vector<std::pair<double, std::string>> deployment_ranking(
 
 std::map<std::string, std::string> in_model_choices(const std::vector<MeasureRecord>& records,
                                                     const std::string& hardware) {
-  std::map<std::string, int64_t> latest;  // task -> its latest selection's timestamp
-  for (const MeasureRecord& r : records)
-    if (r.ok() && r.hardware == hardware && is_in_model_selection(r)) {
-      auto [it, fresh] = latest.emplace(r.task_key, r.timestamp_ms);
-      if (!fresh) it->second = std::max(it->second, r.timestamp_ms);
-    }
-  std::map<std::string, std::string> choice;
-  std::map<std::string, double> fastest;
+  // Per task: the best record so far by (later selection, then lower median; ties: the earlier).
+  std::map<std::string, const MeasureRecord*> best;
   for (const MeasureRecord& r : records) {
     if (!r.ok() || r.hardware != hardware || !is_in_model_selection(r)) continue;
-    if (r.timestamp_ms != latest.at(r.task_key)) continue;
-    auto f = fastest.find(r.task_key);
-    if (f == fastest.end() || r.median_s < f->second) {  // ties: the earlier record
-      fastest[r.task_key] = r.median_s;
-      choice[r.task_key] = r.sentence;
-    }
+    const MeasureRecord*& b = best[r.task_key];
+    if (!b || r.timestamp_ms > b->timestamp_ms ||
+        (r.timestamp_ms == b->timestamp_ms && r.median_s < b->median_s))
+      b = &r;
   }
+  std::map<std::string, std::string> choice;
+  for (const auto& [task, r] : best) choice[task] = r->sentence;
   return choice;
 }
 

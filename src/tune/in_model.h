@@ -9,14 +9,15 @@
 // model's one unmeasured program: per task the deployed program was up to 1.3x slower inside the
 // model than one measured slower alone (BENCHMARKS.md, session 52).
 //
-//   time_finalists_in_model(g, p, hw, finalists, inputs, o)
+//   time_finalists_in_model(g, p, hw, finalists, inputs, ref, o)
 //       finalists[i]: task i's (Partition::tasks order) candidate sentences, the current choice
-//       first; empty: the default schedule. Compiles K = the most finalists of any task schedule
-//       sets (set j gives each task its j-th finalist, or its first when it has fewer), checks
-//       each set's outputs against the reference interpreter, then times the sets taking turns
-//       (o.turns turns of o.runs_per_turn runs, the order reversed every other turn, so every set
-//       sees the same machine). Finalist j of a task is timed by set j: per turn, the sum over the
-//       task's instances of their median latency.
+//       first; empty: the default schedule; ref: the reference interpreter's outputs for
+//       `inputs` (the caller has them for its own check). Compiles K = the most finalists of any
+//       task schedule sets (set j gives each task its j-th finalist, or its first when it has
+//       fewer), checks each set's outputs against the reference interpreter, then times the sets
+//       taking turns (o.turns turns of o.runs_per_turn runs, the order reversed every other turn,
+//       so every set sees the same machine). Finalist j of a task is timed by set j: per turn, the
+//       sum over the task's instances of their median latency.
 //   pick_in_model(timings)    per task, the index of its fastest finalist by the median over turns
 //
 // A set that does not compile or does not match the reference is not timed (its error is
@@ -47,12 +48,12 @@ struct InModelTimings {
   // finalist's set was not timed.
   std::vector<std::vector<std::vector<double>>> turns_s;
   std::vector<std::string> set_errors;  // per set: "" or why it was not timed
-  double compile_s = 0, timing_s = 0;   // wall time of compiling and of timing the sets
 };
 
 InModelTimings time_finalists_in_model(const Graph& g, const Partition& p, const HardwareInfo& hw,
                                        const std::vector<std::vector<std::string>>& finalists,
-                                       const std::vector<Tensor>& inputs, const InModelOptions& o);
+                                       const std::vector<Tensor>& inputs,
+                                       const std::vector<Tensor>& ref, const InModelOptions& o);
 
 // Per task, the finalist with the lowest median over turns (ties: the earlier, so the current
 // choice stays unless another is faster); -1 for a task without timed finalists.

@@ -56,6 +56,7 @@ struct Run {
   HardwareInfo hw;
   std::string hw_key;
   std::vector<MeasureRecord> records;  // this hardware's, from the file and this run
+  std::vector<Tensor> reference;       // the interpreter's outputs for o.model_inputs, once
   std::vector<TaskRun> tasks;
   std::unique_ptr<RecordWriter> writer;
   TlmModel lm;  // the language model of `tlm` and `tlm-evolutionary`
@@ -257,6 +258,13 @@ void zero_shot(Run& run) {
   progress.finish();
 }
 
+// The interpreter's outputs for the model inputs, computed on first use (steps 4b and 5 check
+// against them).
+const std::vector<Tensor>& reference_outputs(Run& run, const Graph& g) {
+  if (run.reference.empty()) run.reference = interpret(g, run.o.model_inputs);
+  return run.reference;
+}
+
 bool uses_language_model(const Run& run) {
   return run.strategy.name == "tlm" || run.strategy.name == "tlm-evolutionary";
 }
@@ -371,8 +379,8 @@ void select_in_model(Run& run, const Graph& g, const Partition& p) {
   io.compile_threads = run.hw.cores;
   io.atol = run.o.e2e_atol;
   io.rtol = run.o.e2e_rtol;
-  const InModelTimings timed =
-      time_finalists_in_model(g, p, run.hw, finalists, run.o.model_inputs, io);
+  const InModelTimings timed = time_finalists_in_model(g, p, run.hw, finalists, run.o.model_inputs,
+                                                       reference_outputs(run, g), io);
   const std::vector<int> pick = pick_in_model(timed);
   for (int s = 0; s < timed.sets; s++)
     if (!timed.set_errors[s].empty())
@@ -435,7 +443,8 @@ TunedModel time_tuned_model(const Run& run, const Graph& g, const Partition& p,
   co.schedule = best_schedule_hook(p, best, run.hw);
   CompiledModel tuned = compile_model(g, p, co);
   std::vector<Tensor> out = tuned.run(run.o.model_inputs);
-  std::vector<Tensor> ref = interpret(g, run.o.model_inputs);
+  const std::vector<Tensor>& ref = run.reference;  // end_to_end computed it
+  TLM_CHECK(!ref.empty()) << "no reference outputs";
   TunedModel m;
   for (size_t i = 0; i < ref.size() && i < out.size(); i++) {
     double v = max_rel_violation(out[i], ref[i], run.o.e2e_atol, run.o.e2e_rtol);
@@ -492,6 +501,7 @@ void end_to_end(Run& run, const Graph& g, const Partition& p) {
   std::vector<std::string> best(p.tasks.size());
   for (const TaskRun& t : run.tasks) best[t.index] = t.result.best_sentence;
   try {
+    reference_outputs(run, g);  // before the worker forks, and shared with step 4b
     TunedModel m;
     std::string why;
     if (run.strategy.kind == StrategyKind::HalideAutoscheduler &&

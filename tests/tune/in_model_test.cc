@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "fixtures/task_cases.h"
+#include "graph/interpreter.h"
 #include "measure/harness.h"
 #include "measure/worker.h"
 #include "support/error.h"
@@ -44,7 +45,8 @@ TEST(InModel, SetsThatFailAreNotTimedAndTheCurrentChoicesMustWork) {
         o.turns = 2;
         o.runs_per_turn = 1;
         const std::vector<Tensor> inputs = {random_tensor(DType::F32, {1, 4, 8, 8}, 5)};
-        InModelTimings t = time_finalists_in_model(g, p, hw, finalists, inputs, o);
+        const std::vector<Tensor> ref = interpret(g, inputs);
+        InModelTimings t = time_finalists_in_model(g, p, hw, finalists, inputs, ref, o);
         std::ostringstream os;
         os << t.sets << " " << (t.set_errors[0].empty() && t.set_errors[1].empty()) << " "
            << !t.set_errors[2].empty() << " " << t.turns_s[0][2].size();
@@ -55,7 +57,7 @@ TEST(InModel, SetsThatFailAreNotTimedAndTheCurrentChoicesMustWork) {
         // The current choices themselves failing is the caller's error.
         finalists[0][0] = "not a sentence of this task";
         try {
-          time_finalists_in_model(g, p, hw, finalists, inputs, o);
+          time_finalists_in_model(g, p, hw, finalists, inputs, ref, o);
           os << " no-error";
         } catch (const UserError& e) {
           os << " " << (std::string(e.what()).find("current program") != std::string::npos);
