@@ -111,7 +111,8 @@ Command add_tune_command(CLI::App& app) {
       ->capture_default_str()
       ->check(CLI::Range(0, 16));
   cmd->add_option("--in-model-turns", o->tune.in_model.turns,
-                  "turns the in-model selection's schedule sets take (3 runs each)")
+                  "turns of the in-model selection (each a random assignment of the finalists, 3 "
+                  "runs)")
       ->capture_default_str()
       ->check(CLI::Range(1, 1000));
   cmd->add_option("--repeats", o->tune.measure.timing.repeats,

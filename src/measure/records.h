@@ -85,8 +85,9 @@ bool is_remeasurement(const MeasureRecord& r);
 
 // The tuner's in-model selection (tune/in_model.h, step 4b): each of a task's finalists timed
 // inside the compiled model, recorded under the strategy's name plus this suffix with cache
-// "model" (so ranking by hot records never sees them); latencies_s holds one time per turn (the
-// task's instances summed) and every record of one selection carries the selection's start time
+// "model" (so ranking by hot records never sees them); latencies_s holds one time per turn the
+// finalist ran in (the task's instances summed, at the selection's median turn speed; since
+// session 53) and every record of one selection carries the selection's start time
 // as timestamp_ms. A task's latest selection decides what is deployed (recorded_schedules.h).
 inline constexpr const char* kInModelSuffix = "/in-model";
 bool is_in_model_selection(const MeasureRecord& r);

@@ -49,39 +49,75 @@ ArenaPtr allocate_arena(int64_t bytes) {
   return ArenaPtr(static_cast<uint8_t*>(p));
 }
 
-// Compiles every task, `threads` at a time; the first failure is rethrown here.
-std::vector<CompiledTask> compile_tasks(const Partition& p, const CompileOptions& o) {
+// Every task's programs (one, or CompileOptions::variants of them), compiled `threads` at a time.
+struct CompiledTasks {
+  std::vector<std::vector<CompiledTask>> programs;  // [task][variant]
+  std::vector<std::vector<std::string>> errors;     // [task][variant]: "" when it compiled
+};
+
+// The first failure of a task's program 0 is rethrown here; a later variant's is kept as data.
+CompiledTasks compile_tasks(const Partition& p, const CompileOptions& o) {
   const int n = (int)p.tasks.size();
-  std::vector<CompiledTask> compiled(n);
+  TLM_CHECK(o.variants.empty() || (int)o.variants.size() == n)
+      << o.variants.size() << " variant counts for " << n << " tasks";
+  TLM_CHECK(o.variants.empty() || o.variant_schedule) << "variants without a variant_schedule";
+  CompiledTasks c;
+  c.programs.resize(n);
+  c.errors.resize(n);
+  std::vector<std::pair<int, int>> jobs;  // (task, variant)
+  for (int i = 0; i < n; i++) {
+    const int k = o.variants.empty() ? 1 : o.variants[i];
+    TLM_CHECK(k >= 1) << "task " << i << " has " << k << " programs";
+    c.programs[i].resize(k);
+    c.errors[i].resize(k);
+    for (int v = 0; v < k; v++) jobs.emplace_back(i, v);
+  }
+  const int total = (int)jobs.size();
   int threads = o.compile_threads > 0 ? o.compile_threads : compute_threads();
-  threads = std::max(1, std::min(threads, n));
+  threads = std::max(1, std::min(threads, total));
   const bool tty = isatty(STDERR_FILENO);
 
   std::mutex mu;  // guards `done` and the progress line
   int done = 0;
-  parallel_for(n, threads, [&](int64_t i) {
-    LoweredTask lowered = lower_subgraph(p.tasks[i].sub);
-    if (o.schedule)
-      o.schedule(p.tasks[i].id, lowered);
-    else
-      apply_default_schedule(lowered, o.target);
-    compiled[i] = compile_task(lowered, o.target);
+  parallel_for(total, threads, [&](int64_t j) {
+    const auto [i, v] = jobs[j];
+    auto compile = [&] {
+      LoweredTask lowered = lower_subgraph(p.tasks[i].sub);
+      if (!o.variants.empty())
+        o.variant_schedule(p.tasks[i].id, v, lowered);
+      else if (o.schedule)
+        o.schedule(p.tasks[i].id, lowered);
+      else
+        apply_default_schedule(lowered, o.target);
+      c.programs[i][v] = compile_task(lowered, o.target);
+    };
+    if (v == 0) {
+      compile();
+    } else {
+      try {
+        compile();
+      } catch (const std::exception& e) {
+        c.errors[i][v] = e.what();
+        if (c.errors[i][v].empty()) c.errors[i][v] = "failed to compile";
+      }
+    }
     std::lock_guard<std::mutex> lock(mu);
     ++done;
-    if (o.progress && tty) std::fprintf(stderr, "\rcompiling %d/%d tasks", done, n);
+    if (o.progress && tty) std::fprintf(stderr, "\rcompiling %d/%d programs", done, total);
   });
-  if (o.progress && tty && n > 0) std::fprintf(stderr, "\r\033[K");
-  return compiled;
+  if (o.progress && tty && total > 0) std::fprintf(stderr, "\r\033[K");
+  return c;
 }
 
 }  // namespace
 
 // One task instance with its buffers bound: constants and activations once at compile time,
-// graph inputs (slot >= 0) rebound on every run.
+// graph inputs (slot >= 0) rebound on every run. One input list per program of the task: the
+// activations are the same views, constants the program's own (packed) copies.
 struct InstanceBinding {
   int task = 0;
-  std::vector<Halide::Buffer<>> inputs;
-  std::vector<int> graph_input;  // per input: index into Graph::inputs, or -1
+  std::vector<std::vector<Halide::Buffer<>>> inputs;  // [variant][input]
+  std::vector<int> graph_input;                       // per input: index into Graph::inputs, or -1
   Halide::Buffer<> output;
 };
 
@@ -89,7 +125,9 @@ struct CompiledModel::Impl {
   Graph graph;  // holds the constant tensors the bindings point into
   Partition partition;
   MemoryPlan plan;
-  std::vector<CompiledTask> tasks;
+  std::vector<std::vector<CompiledTask>> tasks;  // [task][variant]
+  std::vector<std::vector<std::string>> errors;  // [task][variant]: "" when it compiled
+  std::vector<int> chosen;                       // per task: the variant that runs
   ArenaPtr arena;
   std::vector<InstanceBinding> bindings;
   double compile_seconds = 0;
@@ -97,7 +135,9 @@ struct CompiledModel::Impl {
   void bind_inputs(const std::vector<Tensor>& inputs);
   void unbind_inputs();
   void run_instance(size_t k) {
-    tasks[bindings[k].task].run(bindings[k].inputs, bindings[k].output);
+    InstanceBinding& b = bindings[k];
+    const int v = chosen[b.task];
+    tasks[b.task][v].run(b.inputs[v], b.output);
   }
   void execute(const std::vector<Tensor>& inputs, std::vector<double>* instance_ms);
   std::vector<Tensor> collect_outputs(const std::vector<Tensor>& inputs) const;
@@ -111,15 +151,17 @@ void CompiledModel::Impl::bind_inputs(const std::vector<Tensor>& inputs) {
     views.push_back(
         halide_view(inputs[i].dtype(), const_cast<uint8_t*>(inputs[i].raw()), inputs[i].shape()));
   for (InstanceBinding& b : bindings)
-    for (size_t j = 0; j < b.inputs.size(); j++)
-      if (b.graph_input[j] >= 0) b.inputs[j] = views[b.graph_input[j]];
+    for (std::vector<Halide::Buffer<>>& in : b.inputs)
+      for (size_t j = 0; j < in.size(); j++)
+        if (b.graph_input[j] >= 0) in[j] = views[b.graph_input[j]];
 }
 
 void CompiledModel::Impl::unbind_inputs() {
   // Drop the aliases so no binding outlives the caller's tensors.
   for (InstanceBinding& b : bindings)
-    for (size_t j = 0; j < b.inputs.size(); j++)
-      if (b.graph_input[j] >= 0) b.inputs[j] = Halide::Buffer<>();
+    for (std::vector<Halide::Buffer<>>& in : b.inputs)
+      for (size_t j = 0; j < in.size(); j++)
+        if (b.graph_input[j] >= 0) in[j] = Halide::Buffer<>();
 }
 
 void CompiledModel::Impl::execute(const std::vector<Tensor>& inputs,
@@ -204,8 +246,7 @@ Timing CompiledModel::time(const std::vector<Tensor>& inputs, int warmup, int re
 std::vector<double> CompiledModel::time_alone(const std::vector<Tensor>& inputs,
                                               const AloneOptions& o) {
   TLM_CHECK(impl_) << "time_alone() on an empty CompiledModel";
-  TLM_USER_CHECK(o.repeat >= 1) << "the number of timed runs must be at least 1, got "
-                                << o.repeat;
+  TLM_USER_CHECK(o.repeat >= 1) << "the number of timed runs must be at least 1, got " << o.repeat;
   impl_->bind_inputs(inputs);
   // One whole run first: every activation holds numbers the model computed.
   for (size_t k = 0; k < impl_->bindings.size(); k++) impl_->run_instance(k);
@@ -227,6 +268,31 @@ std::vector<double> CompiledModel::time_alone(const std::vector<Tensor>& inputs,
   return out;
 }
 
+void CompiledModel::select(const std::vector<int>& choice) {
+  TLM_CHECK(impl_) << "select() on an empty CompiledModel";
+  TLM_CHECK(choice.size() == impl_->tasks.size())
+      << choice.size() << " choices for " << impl_->tasks.size() << " tasks";
+  for (size_t i = 0; i < choice.size(); i++) {
+    TLM_CHECK(choice[i] >= 0 && choice[i] < (int)impl_->tasks[i].size())
+        << "task " << i << " has no program " << choice[i];
+    TLM_CHECK(impl_->errors[i][choice[i]].empty())
+        << "task " << i << "'s program " << choice[i] << " did not compile";
+  }
+  impl_->chosen = choice;
+}
+
+int CompiledModel::variants(int task) const {
+  TLM_CHECK(impl_ && task >= 0 && task < (int)impl_->tasks.size()) << "no task " << task;
+  return (int)impl_->tasks[task].size();
+}
+
+const std::string& CompiledModel::variant_error(int task, int v) const {
+  TLM_CHECK(impl_ && task >= 0 && task < (int)impl_->tasks.size()) << "no task " << task;
+  TLM_CHECK(v >= 0 && v < (int)impl_->errors[task].size())
+      << "task " << task << " has no program " << v;
+  return impl_->errors[task][v];
+}
+
 const Graph& CompiledModel::graph() const { return impl_->graph; }
 const Partition& CompiledModel::partition() const { return impl_->partition; }
 const MemoryPlan& CompiledModel::memory_plan() const { return impl_->plan; }
@@ -237,7 +303,10 @@ CompiledModel compile_model(const Graph& g, const Partition& p, const CompileOpt
   auto impl = std::make_unique<CompiledModel::Impl>();
   impl->graph = g;
   impl->partition = p;
-  impl->tasks = compile_tasks(p, o);
+  CompiledTasks compiled = compile_tasks(p, o);
+  impl->tasks = std::move(compiled.programs);
+  impl->errors = std::move(compiled.errors);
+  impl->chosen.assign(p.tasks.size(), 0);
   impl->plan = plan_memory(impl->graph, p);
   impl->arena = allocate_arena(impl->plan.arena_bytes);
 
@@ -250,6 +319,8 @@ CompiledModel compile_model(const Graph& g, const Partition& p, const CompileOpt
         << sub.inputs.size();
     InstanceBinding b;
     b.task = inst.task;
+    const std::vector<CompiledTask>& programs = impl->tasks[inst.task];
+    b.inputs.resize(programs.size());
     for (size_t j = 0; j < inst.inputs.size(); j++) {
       ValueId v = inst.inputs[j];
       TLM_CHECK(v >= 0 && v < (ValueId)graph.values.size()) << "instance input " << v;
@@ -261,17 +332,20 @@ CompiledModel compile_model(const Graph& g, const Partition& p, const CompileOpt
       auto in = std::find(graph.inputs.begin(), graph.inputs.end(), v);
       int slot = in == graph.inputs.end() ? -1 : (int)(in - graph.inputs.begin());
       b.graph_input.push_back(slot);
-      if (slot >= 0) {
-        b.inputs.emplace_back();  // bound per run
-      } else if (val.is_constant()) {
-        // Constants are immutable and shared; Halide only reads them. A program that wants a
-        // weight in another storage order gets its packed copy now, once (lower.h).
-        b.inputs.push_back(impl->tasks[inst.task].prepare_input(
-            j, halide_view(val.dtype, const_cast<uint8_t*>(val.data->raw()), val.shape)));
-      } else {
-        int64_t off = impl->plan.offset[v];
-        TLM_CHECK(off >= 0) << "activation '" << val.name << "' has no arena slot";
-        b.inputs.push_back(halide_view(val.dtype, impl->arena.get() + off, val.shape));
+      for (size_t pv = 0; pv < programs.size(); pv++) {
+        std::vector<Halide::Buffer<>>& bound = b.inputs[pv];
+        if (slot >= 0 || !impl->errors[inst.task][pv].empty()) {
+          bound.emplace_back();  // bound per run (or never: the program did not compile)
+        } else if (val.is_constant()) {
+          // Constants are immutable and shared; Halide only reads them. A program that wants a
+          // weight in another storage order gets its packed copy now, once (lower.h).
+          bound.push_back(programs[pv].prepare_input(
+              j, halide_view(val.dtype, const_cast<uint8_t*>(val.data->raw()), val.shape)));
+        } else {
+          int64_t off = impl->plan.offset[v];
+          TLM_CHECK(off >= 0) << "activation '" << val.name << "' has no arena slot";
+          bound.push_back(halide_view(val.dtype, impl->arena.get() + off, val.shape));
+        }
       }
     }
     const Value& out = graph.value(inst.output);

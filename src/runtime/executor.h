@@ -10,6 +10,8 @@
 //                              runs the instances in order and copies the graph outputs out.
 //   CompiledModel::time(...)   warm-up runs, then `repeat` timed runs: median end-to-end and
 //                              median per-instance latency.
+//   CompiledModel::select(v)   with CompileOptions::variants (several programs per task, all
+//                              bound to the one arena): which program each task runs next.
 //
 // Knobs: CompileOptions (below). Halide's own thread pool size is compute_threads()
 // (support/threads.h, the one threads knob), fixed at the first Halide call.
@@ -27,6 +29,8 @@ namespace tlm {
 
 // Schedules a freshly lowered task of the model, by task id (CompileOptions::schedule).
 using ScheduleHook = std::function<void(int task_id, LoweredTask&)>;
+// Schedules program `variant` of a task (CompileOptions::variants).
+using VariantHook = std::function<void(int task_id, int variant, LoweredTask&)>;
 
 struct CompileOptions {
   Halide::Target target = host_target();
@@ -34,6 +38,14 @@ struct CompileOptions {
   // Schedules task `task_id` (an index into Partition::tasks) after lowering; empty: the
   // default schedule. Later stages plug tuned schedules in here.
   ScheduleHook schedule;
+  // Several programs per task in one model (in-model selection, tune/in_model.h): task i
+  // (Partition::tasks order) gets variants[i] >= 1 programs, program v scheduled by
+  // variant_schedule(id, v, lowered) (`schedule` is then unused). Every program reads and writes
+  // the same activations; each gets its own packed weights. A program v > 0 that fails to
+  // compile is not fatal: variant_error() says why and it cannot be selected. Empty: one program
+  // per task.
+  std::vector<int> variants;
+  VariantHook variant_schedule;
   bool progress = false;  // "compiling 12/25 tasks" on stderr
 };
 
@@ -68,6 +80,13 @@ class CompiledModel {
   // Partition::instances order. Set against time()'s in-model medians, this says what running
   // inside the model costs a task (the cache its predecessors left, the pool's wake-ups).
   std::vector<double> time_alone(const std::vector<Tensor>& inputs, const AloneOptions& o);
+
+  // Task i (Partition::tasks order) runs its program choice[i] from now on (CompileOptions::
+  // variants; all 0 after compiling). InternalError for a program that does not exist or did
+  // not compile.
+  void select(const std::vector<int>& choice);
+  int variants(int task) const;                             // 1 without CompileOptions::variants
+  const std::string& variant_error(int task, int v) const;  // "" when it compiled
 
   const Graph& graph() const;
   const Partition& partition() const;

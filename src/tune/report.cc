@@ -49,9 +49,9 @@ std::string TuneReport::table() const {
     int changed = 0;
     for (const TaskResult& t : tasks) changed += t.finalists > 1 && t.pick != 0;
     std::snprintf(line, sizeof line,
-                  "in-model selection: finalists of %d tasks timed inside the model (%d schedule "
-                  "sets taking turns, %s); %d tasks deploy another program than the re-measured "
-                  "best (pick > 1)\n",
+                  "in-model selection: finalists of %d tasks timed inside the model (up to %d per "
+                  "task, random assignments taking turns, %s); %d tasks deploy another program "
+                  "than the re-measured best (pick > 1)\n",
                   in_model_tasks, in_model_sets, format_duration(in_model_wall_s).c_str(), changed);
     s += line;
   }

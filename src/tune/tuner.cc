@@ -382,11 +382,13 @@ void select_in_model(Run& run, const Graph& g, const Partition& p) {
   const InModelTimings timed = time_finalists_in_model(g, p, run.hw, finalists, run.o.model_inputs,
                                                        reference_outputs(run, g), io);
   const std::vector<int> pick = pick_in_model(timed);
-  for (int s = 0; s < timed.sets; s++)
-    if (!timed.set_errors[s].empty())
-      run.report.in_model_note += (run.report.in_model_note.empty() ? "" : "; ") +
-                                  std::string("set ") + std::to_string(s) +
-                                  " not timed: " + timed.set_errors[s];
+  for (const TaskRun& t : run.tasks)
+    for (size_t j = 0; j < timed.errors[t.index].size(); j++)
+      if (!timed.errors[t.index][j].empty())
+        run.report.in_model_note += (run.report.in_model_note.empty() ? "" : "; ") +
+                                    std::string("task ") + std::to_string(p.tasks[t.index].id) +
+                                    "'s finalist " + std::to_string(j) +
+                                    " not timed: " + timed.errors[t.index][j];
   for (TaskRun& t : run.tasks) {
     const std::vector<std::string>& f = finalists[t.index];
     if (f.size() <= 1 || pick[t.index] < 0) continue;

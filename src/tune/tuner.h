@@ -15,8 +15,8 @@
 //        programs are timed with those repeats in step 3 and not re-run);
 //        4b. in-model selection (tune/in_model.h): each task's finalists (the chosen program,
 //        for the language-model strategies the model's own first program, then the next
-//        re-measured ones; in_model_finalists in all) compiled into the model as schedule
-//        sets, verified, and timed there taking turns ("S/in-model" records); a task's final
+//        re-measured ones; in_model_finalists in all) compiled into one model, verified, and
+//        timed there over turns of random assignments ("S/in-model" records); a task's final
 //        best is its fastest there. Needs model_inputs; skipped when no task has two finalists;
 //     5. compile the model with every task's best program through the runtime's schedule hook
 //        (measure/recorded_schedules.h), verify it against the interpreter and time it, next to

@@ -257,5 +257,61 @@ TEST(Executor, ScheduleFailureIsRethrown) {
   EXPECT_THROW(compile_model(g, p, o), UserError);
 }
 
+// Several programs per task in one arena: the hook sees every (task, program) once, a program
+// after the first that fails to compile is data (it cannot be selected), any selection of the
+// programs that compiled computes the model, and a failing first program is still an error.
+TEST(Executor, VariantsShareTheArenaAndAFailedVariantCannotBeSelected) {
+  Graph g = tiny_transformer(4, 16, 2);
+  prepare_graph(g);
+  Partition p = partition_graph(g);
+  const int n = (int)p.tasks.size();
+  ASSERT_GE(n, 2);
+  std::mutex mu;
+  std::set<std::pair<int, int>> seen;
+  CompileOptions o;
+  o.compile_threads = 2;
+  o.variants.assign(n, 2);
+  o.variants[0] = 3;
+  const int bad_task = n - 1;
+  o.variant_schedule = [&](int task_id, int v, LoweredTask& t) {
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      seen.insert({task_id, v});
+    }
+    if (task_id == p.tasks[bad_task].id && v == 1) TLM_USER_ERROR() << "no such program";
+    apply_default_schedule(t, host_target());
+  };
+  CompiledModel m = compile_model(g, p, o);
+  EXPECT_EQ(seen.size(), (size_t)(2 * n + 1));
+  EXPECT_EQ(m.variants(0), 3);
+  EXPECT_EQ(m.variants(bad_task), 2);
+  EXPECT_TRUE(m.variant_error(0, 2).empty());
+  EXPECT_NE(m.variant_error(bad_task, 1).find("no such program"), std::string::npos);
+
+  std::vector<Tensor> ins = random_inputs(g, 11);
+  const std::vector<Tensor> want = interpret(g, ins);
+  for (int v : {0, 1, 2}) {
+    std::vector<int> choice(n, v % 2);
+    choice[0] = v;
+    choice[bad_task] = 0;
+    m.select(choice);
+    std::vector<Tensor> got = m.run(ins);
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t i = 0; i < got.size(); i++)
+      EXPECT_LE(max_rel_violation(got[i], want[i], kAtol, kRtol), 1.0) << "selection " << v;
+  }
+  std::vector<int> choice(n, 0);
+  choice[bad_task] = 1;
+  EXPECT_THROW(m.select(choice), InternalError);
+  choice[bad_task] = 2;
+  EXPECT_THROW(m.select(choice), InternalError);
+  EXPECT_THROW(m.select(std::vector<int>(n + 1, 0)), InternalError);
+
+  o.variant_schedule = [&](int task_id, int, LoweredTask&) {
+    TLM_USER_ERROR() << "no schedule for task " << task_id;
+  };
+  EXPECT_THROW(compile_model(g, p, o), UserError);
+}
+
 }  // namespace
 }  // namespace tlm
