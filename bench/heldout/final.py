@@ -206,44 +206,12 @@ def run_logged(cmd, log, timeout, env=None, cwd=None):
         return rc, f.read()
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("model")
-    ap.add_argument("--results", required=True)
-    ap.add_argument("--onnx-dir", required=True)
-    ap.add_argument("--threads", type=int, required=True)
-    ap.add_argument("--cpu", help="pin tlm run and the peers to this core (taskset)")
-    ap.add_argument("--repeat", type=int, default=30)
-    ap.add_argument("--turns", type=int, default=6,
-                    help="`tlm run --turns`: the sets take this many turns of repeat/turns runs "
-                         "(the machine's speed drifts by 15-30%% within minutes: two turns let one "
-                         "slow turn decide a set's time)")
-    ap.add_argument("--peer-repeats", type=int, default=10)
-    ap.add_argument("--tlm-model", help="checkpoint of TLM-1xg (default models/tlm.ckpt)")
-    ap.add_argument("--separate", default="", help="set names timed in runs of their own")
-    ap.add_argument("--timeout", type=float, default=10800)
-    ap.add_argument("--redo", action="store_true")
-    ap.add_argument("--layout", default="auto", help="tlm run's --layout (as the records were tuned)")
-    ap.add_argument("--tlm", default=os.path.join(ROOT, "build", "tlm"),
-                    help="the tlm binary (run.sh passes TLM_BIN)")
-    a = ap.parse_args()
-
-    m, t = a.model, a.threads
-    a.results, a.onnx_dir = os.path.abspath(a.results), os.path.abspath(a.onnx_dir)
-    fin = os.path.join(a.results, "final")
-    os.makedirs(fin, exist_ok=True)
-    base = os.path.join(fin, f"{m}.t{t}")
-    log = base + ".log"
-    onnx = os.path.join(a.onnx_dir, m + ".onnx")
-    if not os.path.exists(onnx):
-        sys.exit(f"{m}: no {onnx} (run.sh prepares it)")
-    ckpt = os.path.abspath(a.tlm_model or os.path.join(ROOT, "models", "tlm.ckpt"))
-    if not os.path.exists(ckpt):
-        sys.exit(f"no checkpoint {ckpt}")
-    ckpt_sha = sha16(ckpt)
-
-    # The schedule sets: every records file of this model and thread count.
-    rec_dir = os.path.join(a.results, "records")
+def discover_sets(results, m, t, ckpt, ckpt_sha):
+    """{name: {tag, records, source, status}}: every records file of model m at t threads in
+    RESULTS/records (a .jsonl.gz without its .jsonl unpacked into a temporary directory). Exits
+    when a set was measured on another machine, or a tlm set was tuned with another checkpoint
+    than ckpt."""
+    rec_dir = os.path.join(results, "records")
     prefix, sets = f"{m}.t{t}.", {}
     files = sorted(os.listdir(rec_dir)) if os.path.isdir(rec_dir) else []
     for f in files:
@@ -282,6 +250,46 @@ def main():
                 sys.exit(f"error: {name} ({s['records']}) was tuned with checkpoint "
                          f"{' '.join(tuned[1:])} (sha {tuned[0]}), but TLM-1xg would use {ckpt} "
                          f"(sha {ckpt_sha}): set TLM_MODEL to the tuned one, or tune again")
+    return sets
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("model")
+    ap.add_argument("--results", required=True)
+    ap.add_argument("--onnx-dir", required=True)
+    ap.add_argument("--threads", type=int, required=True)
+    ap.add_argument("--cpu", help="pin tlm run and the peers to this core (taskset)")
+    ap.add_argument("--repeat", type=int, default=30)
+    ap.add_argument("--turns", type=int, default=6,
+                    help="`tlm run --turns`: the sets take this many turns of repeat/turns runs "
+                         "(the machine's speed drifts by 15-30%% within minutes: two turns let one "
+                         "slow turn decide a set's time)")
+    ap.add_argument("--peer-repeats", type=int, default=10)
+    ap.add_argument("--tlm-model", help="checkpoint of TLM-1xg (default models/tlm.ckpt)")
+    ap.add_argument("--separate", default="", help="set names timed in runs of their own")
+    ap.add_argument("--timeout", type=float, default=10800)
+    ap.add_argument("--redo", action="store_true")
+    ap.add_argument("--layout", default="auto", help="tlm run's --layout (as the records were tuned)")
+    ap.add_argument("--tlm", default=os.path.join(ROOT, "build", "tlm"),
+                    help="the tlm binary (run.sh passes TLM_BIN)")
+    a = ap.parse_args()
+
+    m, t = a.model, a.threads
+    a.results, a.onnx_dir = os.path.abspath(a.results), os.path.abspath(a.onnx_dir)
+    fin = os.path.join(a.results, "final")
+    os.makedirs(fin, exist_ok=True)
+    base = os.path.join(fin, f"{m}.t{t}")
+    log = base + ".log"
+    onnx = os.path.join(a.onnx_dir, m + ".onnx")
+    if not os.path.exists(onnx):
+        sys.exit(f"{m}: no {onnx} (run.sh prepares it)")
+    ckpt = os.path.abspath(a.tlm_model or os.path.join(ROOT, "models", "tlm.ckpt"))
+    if not os.path.exists(ckpt):
+        sys.exit(f"no checkpoint {ckpt}")
+    ckpt_sha = sha16(ckpt)
+
+    sets = discover_sets(a.results, m, t, ckpt, ckpt_sha)
     names = ["tlm"] + sorted(sets, key=order_key)
     sets["tlm"] = {"tag": "tlm0", "records": None, "status": "not run",
                    "note": "zero-shot program per task (tlm run --zero-shot default), no measurement"}

@@ -10,6 +10,10 @@ Runtime and PyTorch eager, before and after; the lower median of the two), the r
 measurements and re-measurements of each set) and the tune logs (tuning wall time, summed over
 resumed runs; evolutionary100's comes from its records' timestamps, derive.py).
 
+oneproc/<model>.t<T>.json (oneproc.py, when run): each set's AOT artifact and ONNX Runtime timed in
+one process taking turns -- the "vs ORT, one process" column, free of the drift between the
+final's processes.
+
 Ratios between schedule sets are ratios of their speedups over the default schedules, each taken
 in the `tlm run` that timed it (all sets share one run unless final.py had to split it): in a
 shared run that is the ratio of their latencies. Missing pieces are "not run", failed
@@ -129,6 +133,7 @@ def main():
     a = ap.parse_args()
     res = os.path.abspath(a.results)
     fin, rec_dir, log_dir = (os.path.join(res, d) for d in ("final", "records", "logs"))
+    one_dir = os.path.join(res, "oneproc")
     if not os.path.isdir(res):
         sys.exit(f"nothing to report: no {res}")
 
@@ -180,7 +185,11 @@ def main():
           "Latency: `tlm run`'s end-to-end median (the lowest of its turns' medians: `--turns 6` "
           "of 5 runs from session 52, 2 of 5 before; every set of a model timed in one run "
           "taking turns). **vs ORT** = ONNX Runtime ms / ms (above 1: faster "
-          "than ONNX Runtime); **vs default** = speedup over tlm's default schedules in the same "
+          "than ONNX Runtime; ORT timed in a process of its own before and after `tlm run`, the "
+          "lower median); **vs ORT, one process** = the same ratio with each set's ahead-of-time "
+          "artifact and ORT in one process taking turns (bench/heldout/oneproc.py: median over "
+          "15 blocks of ORT's time around each block over the set's; the Halide sets are not "
+          "compiled ahead of time); **vs default** = speedup over tlm's default schedules in the same "
           "run. Measurements: search measurements in the records (+ re-measurements of the best "
           "three per task at the end of a run; from session 52 each task's three finalists are "
           "then also timed inside the model, `src/tune/in_model.h`). Tuning time: wall time of the `tlm tune` "
@@ -198,6 +207,10 @@ def main():
             names = sorted(set(EXPECTED) | set(sets) | set(e["tags"]), key=order_key)
             default_ms = st.get("default_ms")
             peers = peer_ms(st, fin, m, t) if st else {}
+            one = {}
+            one_path = os.path.join(one_dir, f"{m}.t{t}.json")
+            if os.path.exists(one_path):
+                one = json.load(open(one_path))
             ort = peers.get("onnxruntime", (None,))[0]
             md.append(f"### {m}, {t} thread{'s' if t > 1 else ''}")
             md.append("")
@@ -220,17 +233,25 @@ def main():
                 md += [f"Held-out check: {check}. Final run {st.get('started', '?')} - "
                        f"{st.get('finished', 'unfinished')}"
                        f"{', core ' + str(st['cpu']) if st.get('cpu') is not None else ''}.", ""]
-            md += ["| runtime | latency ms | vs ORT | vs default | tasks from records | "
-                   "measurements | tuning time | status |", "|---|---|---|---|---|---|---|---|"]
+            if one:
+                md += [f"In one process with ORT {one.get('ort_version', '')}: {one['date']}, "
+                       f"cores {one['cpus']}, {one['blocks']} blocks of {one['block']} calls per "
+                       f"side, ORT median {one['ort_ms']:.2f} ms.", ""]
+            md += ["| runtime | latency ms | vs ORT | vs ORT, one process | vs default | "
+                   "tasks from records | measurements | tuning time | status |",
+                   "|---|---|---|---|---|---|---|---|---|"]
 
             def add(name, ms, vs_default, status, cov="", meas="", wall="", note=""):
                 vs_ort = f"{ort / ms:.2f}x" if ort and ms else ""
-                md.append(f"| {label(name)} | {f'{ms:.1f}' if ms else ''} | {vs_ort} | "
+                r1 = one.get("ratios", {}).get(name)
+                vs_one = f"{1 / r1['ratio']:.2f}x" if r1 else ""
+                md.append(f"| {label(name)} | {f'{ms:.1f}' if ms else ''} | {vs_ort} | {vs_one} | "
                           f"{f'{vs_default:.2f}x' if vs_default else ''} | {cov} | {meas} | "
                           f"{wall} | {status}{' (' + note + ')' if note else ''} |")
                 rows.append([t, m, name, f"{ms:.4f}" if ms else "",
                              f"{vs_default:.4f}" if vs_default else "",
-                             f"{ort / ms:.4f}" if ort and ms else "", status, cov,
+                             f"{ort / ms:.4f}" if ort and ms else "",
+                             f"{1 / r1['ratio']:.4f}" if r1 else "", status, cov,
                              meas, wall, note])
 
             add("default", default_ms, 1.0 if default_ms else None,
@@ -334,13 +355,36 @@ def main():
             md.append(f"| {name} (>= {thr:g}) | " + " | ".join(cells) +
                       f" | {'' if g is None else f'{g:.2f}x'} | {verdict} |")
             rows.append([t, "geomean", f"target: {name}", "", "" if g is None else f"{g:.4f}",
-                         "", verdict.replace("*", ""), "", "", "", f">= {thr:g}"])
+                         "", "", verdict.replace("*", ""), "", "", "", f">= {thr:g}"])
         md.append("")
+
+        # Issue 10, point 4: every model at least as fast as ONNX Runtime, from the one-process
+        # timings (oneproc.py) where they exist.
+        ones = {m: json.load(open(os.path.join(one_dir, f"{m}.t{t}.json"))) for m in models
+                if os.path.exists(os.path.join(one_dir, f"{m}.t{t}.json"))}
+        if ones:
+            md += [f"### Against ONNX Runtime in one process, {t} thread{'s' if t > 1 else ''}", "",
+                   "ONNX Runtime's time / the set's, each set's AOT artifact and ORT timed taking "
+                   "turns in one process (oneproc.py; above 1: tlm faster). Sets whose tuning has "
+                   "not finished are marked.", "",
+                   "| model | TLM-1xg | TLM-10xg | fastest set | at least as fast as ORT |",
+                   "|---|---|---|---|---|"]
+            for m, o in ones.items():
+                r = {n: 1 / v["ratio"] for n, v in o["ratios"].items() if n != "default"}
+                done = {n: x for n, x in r.items() if (t, m, n) not in unfinished}
+                best = max(done, key=done.get) if done else None
+
+                def cell(n):
+                    return f"{r[n]:.3f}x" if n in r else "not run"
+                md.append(f"| {m} | {cell('tlm')} | {cell('tlm10')} | "
+                          f"{f'{label(best)} {done[best]:.3f}x' if best else ''} | "
+                          f"{'**yes**' if best and done[best] >= 1 else '**no**'} |")
+            md.append("")
 
     with open(os.path.join(res, "heldout.csv"), "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["threads", "model", "runtime", "latency_ms", "speedup_over_default",
-                    "speedup_over_onnxruntime", "status", "tasks_from_records", "measurements",
+                    "speedup_over_onnxruntime", "speedup_over_onnxruntime_one_process", "status", "tasks_from_records", "measurements",
                     "tuning_time", "note"])
         w.writerows(rows)
     open(os.path.join(res, "heldout.md"), "w").write("\n".join(md) + "\n")

@@ -12,6 +12,8 @@
 #   bench/heldout/run.sh final THREADS           peers, one `tlm run` per model, peers again
 #   bench/heldout/run.sh select THREADS          the tuner's last steps (re-measurement, in-model
 #                                                selection) again on finished record sets
+#   bench/heldout/run.sh oneproc THREADS         every set's AOT artifact and ONNX Runtime in ONE
+#                                                process, taking turns (bench/heldout/oneproc.py)
 #   bench/heldout/run.sh report                  bench/heldout/report.py -> heldout.md, heldout.csv
 #   bench/heldout/run.sh all THREADS [CPU...]    tune, then final, then report
 #
@@ -27,6 +29,11 @@
 # first). THREADS >= 2: one lane, --threads THREADS, not pinned (CPUs are ignored). THREADS=1
 # without CPUs: one unpinned lane.
 # final: THREADS=1 pins everything (tlm run and the peers) to core FINAL_CPU (default 0).
+# oneproc: the final's ratios to ONNX Runtime without the drift between processes: each set (but
+# the Halide autoschedulers') compiled ahead of time, TLM-1xg and the default schedules too, and
+# timed with ORT in one process -> RESULTS/oneproc/<model>.t<T>.{json,csv,log}; report shows them.
+# THREADS=1 pins it to FINAL_CPU, else to cores 0-(THREADS-1). ONEPROC_ART=DIR keeps the
+# artifacts there (reused when nothing changed; default: a temporary directory).
 #
 # Environment:
 #   MODELS="resnet50 mobilenet_v2 bert-base gpt2"   the models (space-separated)
@@ -76,7 +83,7 @@ read -r -a jobs <<< "${JOBS:-tlm:10 tlm:32 evolutionary:10 evolutionary:200 hali
 STRATEGIES=" random evolutionary expert-evolutionary tlm tlm-evolutionary halide-mullapudi2016 halide-li2018 halide-adams2019 halide-adams2019-greedy "
 
 usage() {
-  sed -n '11,16p' "$here/run.sh" | sed 's/^# *//' >&2
+  sed -n '11,18p' "$here/run.sh" | sed 's/^# *//' >&2
   exit 1
 }
 
@@ -321,6 +328,23 @@ select_again() {  # select THREADS
   return "$failed"
 }
 
+oneproc() {  # oneproc THREADS
+  local t=${1:?usage: oneproc THREADS}
+  [[ $t =~ ^[1-9][0-9]*$ ]] || die "THREADS must be a positive number, not '$t'"
+  local cpus="0-$((t - 1))"
+  ((t == 1)) && cpus=${FINAL_CPU:-0}
+  local args=(--results "$results" --onnx-dir "$onnx_dir" --threads "$t" --cpus "$cpus"
+    --tlm "$tlm_bin" --layout "$layout")
+  [[ -n $tlm_model ]] && args+=(--tlm-model "$tlm_model")
+  [[ -n ${ONEPROC_ART:-} ]] && args+=(--art-dir "$ONEPROC_ART")
+  [[ ${REDO:-0} == 1 ]] && args+=(--redo)
+  local m rc=0
+  for m in "${models[@]}"; do
+    /usr/bin/python3 bench/heldout/oneproc.py "${args[@]}" "$m" || rc=1
+  done
+  return "$rc"
+}
+
 report() {
   /usr/bin/python3 bench/heldout/report.py --results "$results"
 }
@@ -342,6 +366,11 @@ main() {
     select)
       (($# == 2)) || usage
       select_again "$2"
+      ;;
+    oneproc)
+      (($# == 2)) || usage
+      prepare
+      oneproc "$2"
       ;;
     report)
       report

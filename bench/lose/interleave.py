@@ -13,7 +13,10 @@ next tlm block for its whole length (MobileNet-V2, 2 threads: tlm 2.90 ms withou
 1.58 with it, 1.80 alone in its own process; ORT 1.88 either way),
 and reports the median of each block, the ratio of each tlm block to the mean of the ORT blocks
 around it, and the median of those ratios. A variant is NAME=RECORDS (several artifacts in the
-same turns, e.g. before/after a change).
+same turns, e.g. before/after a change); NAME=tlm is the language model's zero-shot program per
+task (`tlm compile --tlm`, no measurement; @--model=CKPT for another checkpoint) and
+NAME=default tlm's default schedules (`tlm compile` without records). --summary writes the
+ratios as JSON (bench/heldout/oneproc.py reads it).
 
     taskset -c 0-1 bench/.venv/bin/python bench/lose/interleave.py --threads 2 \
         --variant tlm=bench/results/lose-zen4/final/resnet50.2t.jsonl \
@@ -28,6 +31,7 @@ to --threads for the artifacts' Halide thread pool.
 import argparse
 import csv
 import ctypes
+import json
 import os
 import statistics
 import subprocess
@@ -43,13 +47,22 @@ from benchlib import seeded_feeds  # noqa: E402
 
 def build_artifact(tlm, threads, onnx, records, out_dir, env, flags, reuse=False):
     """`tlm compile` (which builds and verifies the runner), then the same objects as a .so.
+    records "tlm": the language model's zero-shot programs; "default": the default schedules.
     With reuse, an artifact that an earlier run built from the same command, records, binary and
     environment (its stamp file says so) is taken as it is."""
-    cmd = [tlm, "--threads", str(threads), "compile", onnx, "--records", records, "-o", out_dir]
+    source = {"tlm": ["--tlm"], "default": []}.get(records, ["--records", records])
+    cmd = [tlm, "--threads", str(threads), "compile", onnx] + source + ["-o", out_dir]
     cmd += flags
     so = os.path.join(out_dir, "libmodel.so")
     stamp_path = os.path.join(out_dir, "interleave.stamp")
-    stamp = repr((cmd, [(f, os.stat(f).st_size, os.stat(f).st_mtime_ns) for f in (tlm, onnx, records)],
+    inputs = [tlm, onnx] + ([records] if len(source) == 2 else [])
+    if records == "tlm":  # the checkpoint and ranker it reads (the shipped ones unless --model)
+        root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+        model = flags[flags.index("--model") + 1] if "--model" in flags else \
+            os.path.join(root, "models", "tlm.ckpt")
+        inputs += [f for f in (model, os.path.join(root, "models", "ranker.json"))
+                   if os.path.exists(f)]
+    stamp = repr((cmd, [(f, os.stat(f).st_size, os.stat(f).st_mtime_ns) for f in inputs],
                   sorted((k, v) for k, v in env.items() if k.startswith(("TLM_", "HL_")))))
     if reuse and os.path.exists(so) and os.path.exists(stamp_path):
         with open(stamp_path) as f:
@@ -131,6 +144,8 @@ def main():
                     help="take an artifact built by an earlier run with the same records, flags, "
                          "environment and tlm binary instead of compiling it again")
     ap.add_argument("--out", required=True, help="directory: artifacts and the CSV")
+    ap.add_argument("--art-dir", help="directory of the artifacts (default: --out)")
+    ap.add_argument("--summary", help="also write the ratios as JSON to this file")
     ap.add_argument("onnx")
     a = ap.parse_args()
     os.environ["HL_NUM_THREADS"] = str(a.threads)
@@ -151,7 +166,7 @@ def main():
             else:
                 env[k] = v
         tlm = env.pop("TLM_BIN", a.tlm)  # @TLM_BIN=PATH: this variant's tlm binary
-        d = os.path.join(a.out, f"art-{model}-{a.threads}t-{name}")
+        d = os.path.join(a.art_dir or a.out, f"art-{model}-{a.threads}t-{name}")
         print(f"{name}: tlm compile {records} -> {d}", flush=True)
         so = build_artifact(tlm, a.threads, a.onnx, records, d, env, flags, a.reuse)
         runners.append((name, TlmModel(so, d, arrays)))
@@ -171,18 +186,30 @@ def main():
         for b in range(a.blocks):
             w.writerow([b + 1] + [f"{times[n][b]:.4f}" for n, _ in runners])
     ort_t = times["ort"]
+    summary = {"model": model, "threads": a.threads, "blocks": a.blocks, "block": a.block,
+               "drop": a.drop, "ort_ms": statistics.median(ort_t), "ort_version": ort.__version__,
+               "variants": {}}
     for name, _ in runners[1:]:
         # Each tlm block against ORT's blocks right before it and after it (the next round's).
         ratios = []
         for b in range(a.blocks):
             around = [ort_t[b]] + ([ort_t[b + 1]] if b + 1 < a.blocks else [])
             ratios.append(times[name][b] / statistics.mean(around))
+        summary["variants"][name] = {
+            "ratio": statistics.median(ratios), "q25": float(np.percentile(ratios, 25)),
+            "q75": float(np.percentile(ratios, 75)), "ms": statistics.median(times[name]),
+            "fastest_ms": min(times[name])}
         print(f"{model} {a.threads}t {name}: tlm / ORT = {statistics.median(ratios):.3f} "
               f"(median of {len(ratios)} blocks; quartiles "
               f"{np.percentile(ratios, 25):.3f}-{np.percentile(ratios, 75):.3f}); medians "
               f"{statistics.median(times[name]):.2f} vs {statistics.median(ort_t):.2f} ms, "
               f"fastest blocks {min(times[name]):.2f} vs {min(ort_t):.2f} ms")
     print(f"wrote {csv_path}")
+    if a.summary:
+        with open(a.summary + ".tmp", "w") as fh:
+            json.dump(summary, fh, indent=1, sort_keys=True)
+        os.replace(a.summary + ".tmp", a.summary)
+        print(f"wrote {a.summary}")
 
 
 if __name__ == "__main__":
