@@ -33,7 +33,8 @@
 # the Halide autoschedulers') compiled ahead of time, TLM-1xg and the default schedules too, and
 # timed with ORT in one process -> RESULTS/oneproc/<model>.t<T>.{json,csv,log}; report shows them.
 # THREADS=1 pins it to FINAL_CPU, else to cores 0-(THREADS-1). ONEPROC_ART=DIR keeps the
-# artifacts there (reused when nothing changed; default: a temporary directory).
+# artifacts there (reused when nothing changed; default: a temporary directory); ONEPROC_BLOCKS=15
+# blocks per side (more where the machine is noisy: BERT-base and GPT-2 want 30).
 #
 # Environment:
 #   MODELS="resnet50 mobilenet_v2 bert-base gpt2"   the models (space-separated)
@@ -337,6 +338,7 @@ oneproc() {  # oneproc THREADS
     --tlm "$tlm_bin" --layout "$layout")
   [[ -n $tlm_model ]] && args+=(--tlm-model "$tlm_model")
   [[ -n ${ONEPROC_ART:-} ]] && args+=(--art-dir "$ONEPROC_ART")
+  [[ -n ${ONEPROC_BLOCKS:-} ]] && args+=(--blocks "$ONEPROC_BLOCKS")
   [[ ${REDO:-0} == 1 ]] && args+=(--redo)
   local m rc=0
   for m in "${models[@]}"; do
