@@ -253,12 +253,35 @@ def discover_sets(results, m, t, ckpt, ckpt_sha):
     return sets
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def add_model_args(ap, tlm_help="the tlm binary (run.sh passes TLM_BIN)"):
+    """The arguments final.py and oneproc.py share: the model, where its records and ONNX file
+    are, the thread count, the checkpoint of TLM-1xg, the layout, the tlm binary, --redo."""
     ap.add_argument("model")
     ap.add_argument("--results", required=True)
     ap.add_argument("--onnx-dir", required=True)
     ap.add_argument("--threads", type=int, required=True)
+    ap.add_argument("--tlm-model", help="checkpoint of TLM-1xg (default models/tlm.ckpt)")
+    ap.add_argument("--layout", default="auto", help="tlm's --layout (as the records were tuned)")
+    ap.add_argument("--tlm", default=os.path.join(ROOT, "build", "tlm"), help=tlm_help)
+    ap.add_argument("--redo", action="store_true")
+
+
+def model_inputs(a):
+    """(ONNX file, checkpoint, its sha16) of parsed add_model_args arguments; exits with a
+    message when either file is missing. Makes a.results and a.onnx_dir absolute."""
+    a.results, a.onnx_dir = os.path.abspath(a.results), os.path.abspath(a.onnx_dir)
+    onnx = os.path.join(a.onnx_dir, a.model + ".onnx")
+    if not os.path.exists(onnx):
+        sys.exit(f"{a.model}: no {onnx} (run.sh prepares it)")
+    ckpt = os.path.abspath(a.tlm_model or os.path.join(ROOT, "models", "tlm.ckpt"))
+    if not os.path.exists(ckpt):
+        sys.exit(f"no checkpoint {ckpt}")
+    return onnx, ckpt, sha16(ckpt)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    add_model_args(ap)
     ap.add_argument("--cpu", help="pin tlm run and the peers to this core (taskset)")
     ap.add_argument("--repeat", type=int, default=30)
     ap.add_argument("--turns", type=int, default=6,
@@ -266,28 +289,16 @@ def main():
                          "(the machine's speed drifts by 15-30%% within minutes: two turns let one "
                          "slow turn decide a set's time)")
     ap.add_argument("--peer-repeats", type=int, default=10)
-    ap.add_argument("--tlm-model", help="checkpoint of TLM-1xg (default models/tlm.ckpt)")
     ap.add_argument("--separate", default="", help="set names timed in runs of their own")
     ap.add_argument("--timeout", type=float, default=10800)
-    ap.add_argument("--redo", action="store_true")
-    ap.add_argument("--layout", default="auto", help="tlm run's --layout (as the records were tuned)")
-    ap.add_argument("--tlm", default=os.path.join(ROOT, "build", "tlm"),
-                    help="the tlm binary (run.sh passes TLM_BIN)")
     a = ap.parse_args()
 
     m, t = a.model, a.threads
-    a.results, a.onnx_dir = os.path.abspath(a.results), os.path.abspath(a.onnx_dir)
+    onnx, ckpt, ckpt_sha = model_inputs(a)
     fin = os.path.join(a.results, "final")
     os.makedirs(fin, exist_ok=True)
     base = os.path.join(fin, f"{m}.t{t}")
     log = base + ".log"
-    onnx = os.path.join(a.onnx_dir, m + ".onnx")
-    if not os.path.exists(onnx):
-        sys.exit(f"{m}: no {onnx} (run.sh prepares it)")
-    ckpt = os.path.abspath(a.tlm_model or os.path.join(ROOT, "models", "tlm.ckpt"))
-    if not os.path.exists(ckpt):
-        sys.exit(f"no checkpoint {ckpt}")
-    ckpt_sha = sha16(ckpt)
 
     sets = discover_sets(a.results, m, t, ckpt, ckpt_sha)
     names = ["tlm"] + sorted(sets, key=order_key)

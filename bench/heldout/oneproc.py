@@ -29,41 +29,30 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from final import HALIDE, ROOT, cpu_model_name, discover_sets, order_key, sha16  # noqa: E402
+from final import (HALIDE, ROOT, add_model_args, cpu_model_name, discover_sets,  # noqa: E402
+                   model_inputs, order_key)
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("model")
-    ap.add_argument("--results", required=True)
-    ap.add_argument("--onnx-dir", required=True)
-    ap.add_argument("--threads", type=int, required=True)
+    add_model_args(ap, tlm_help="the tlm binary of `tlm compile`")
     ap.add_argument("--cpus", help="pin everything to these cores (taskset list; default: 0 for "
                                    "one thread, 0-(T-1) otherwise)")
-    ap.add_argument("--tlm", default=os.path.join(ROOT, "build", "tlm"))
-    ap.add_argument("--tlm-model", help="checkpoint of TLM-1xg (default models/tlm.ckpt)")
-    ap.add_argument("--layout", default="auto")
     ap.add_argument("--blocks", type=int, default=15, help="blocks per side (interleave.py)")
     ap.add_argument("--block", type=int, default=0,
                     help="calls per block (default: about 0.6 s of the default schedules' "
                          "final time, 4-12 calls)")
     ap.add_argument("--art-dir", help="where the artifacts are built (kept; reused when the "
                                       "records, binary and flags are the same)")
-    ap.add_argument("--redo", action="store_true")
     a = ap.parse_args()
 
     m, t = a.model, a.threads
-    res, onnx_dir = os.path.abspath(a.results), os.path.abspath(a.onnx_dir)
-    onnx = os.path.join(onnx_dir, m + ".onnx")
-    if not os.path.exists(onnx):
-        sys.exit(f"{m}: no {onnx} (run.sh prepares it)")
+    onnx, ckpt, ckpt_sha = model_inputs(a)
+    res = a.results
     py = os.path.join(ROOT, "bench", ".venv", "bin", "python")
     if not os.path.exists(py):
         sys.exit("bench/.venv missing (bench/setup.sh)")
-    ckpt = os.path.abspath(a.tlm_model or os.path.join(ROOT, "models", "tlm.ckpt"))
-    if not os.path.exists(ckpt):
-        sys.exit(f"no checkpoint {ckpt}")
-    sets = discover_sets(res, m, t, ckpt, sha16(ckpt))
+    sets = discover_sets(res, m, t, ckpt, ckpt_sha)
     skipped = sorted(n for n, s in sets.items() if s["tag"] in HALIDE)
     names = ["default", "tlm"] + sorted((n for n in sets if n not in skipped), key=order_key)
 
@@ -73,7 +62,7 @@ def main():
     signature = {"sets": {n: [sets[n]["source"], os.path.getsize(sets[n]["source"]),
                               int(os.path.getmtime(sets[n]["source"]))]
                           for n in names if n in sets},
-                 "ckpt": sha16(ckpt), "blocks": a.blocks, "block": a.block}
+                 "ckpt": ckpt_sha, "blocks": a.blocks, "block": a.block}
     if os.path.exists(base + ".json") and not a.redo:
         old = json.load(open(base + ".json"))
         if old.get("signature") == signature and old.get("ratios"):
@@ -121,7 +110,7 @@ def main():
     os.replace(os.path.join(out, f"{m}.{t}t.csv"), base + ".csv")
     st = {"model": m, "threads": t, "cpus": cpus, "cpu_model": cpu_model_name(),
           "date": time.strftime("%F %T"), "wall_s": round(time.time() - t0, 1),
-          "checkpoint": {"path": ckpt, "sha": sha16(ckpt)}, "signature": signature,
+          "checkpoint": {"path": ckpt, "sha": ckpt_sha}, "signature": signature,
           "skipped": skipped, "command": " ".join(cmd), "ort_ms": s["ort_ms"],
           "ort_version": s["ort_version"], "blocks": s["blocks"], "block": s["block"],
           "ratios": s["variants"],

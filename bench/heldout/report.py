@@ -200,6 +200,7 @@ def main():
     unfinished = set()  # (t, model, set) whose tuning run has not finished: not in the targets
     for t in threads:
         md += [f"## {t} thread{'s' if t > 1 else ''}", ""]
+        ones = {}  # model -> its oneproc.py status at t threads
         for m in models:
             e = found.get((m, t), {"status": None, "tags": {}})
             st = e["status"] or {}
@@ -207,10 +208,10 @@ def main():
             names = sorted(set(EXPECTED) | set(sets) | set(e["tags"]), key=order_key)
             default_ms = st.get("default_ms")
             peers = peer_ms(st, fin, m, t) if st else {}
-            one = {}
             one_path = os.path.join(one_dir, f"{m}.t{t}.json")
-            if os.path.exists(one_path):
-                one = json.load(open(one_path))
+            one = json.load(open(one_path)) if os.path.exists(one_path) else {}
+            if one:
+                ones[m] = one
             ort = peers.get("onnxruntime", (None,))[0]
             md.append(f"### {m}, {t} thread{'s' if t > 1 else ''}")
             md.append("")
@@ -244,14 +245,15 @@ def main():
             def add(name, ms, vs_default, status, cov="", meas="", wall="", note=""):
                 vs_ort = f"{ort / ms:.2f}x" if ort and ms else ""
                 r1 = one.get("ratios", {}).get(name)
-                vs_one = f"{1 / r1['ratio']:.2f}x" if r1 else ""
+                x1 = 1 / r1["ratio"] if r1 else None  # ORT's time / this set's, one process
+                vs_one = f"{x1:.2f}x" if x1 else ""
                 md.append(f"| {label(name)} | {f'{ms:.1f}' if ms else ''} | {vs_ort} | {vs_one} | "
                           f"{f'{vs_default:.2f}x' if vs_default else ''} | {cov} | {meas} | "
                           f"{wall} | {status}{' (' + note + ')' if note else ''} |")
                 rows.append([t, m, name, f"{ms:.4f}" if ms else "",
                              f"{vs_default:.4f}" if vs_default else "",
                              f"{ort / ms:.4f}" if ort and ms else "",
-                             f"{1 / r1['ratio']:.4f}" if r1 else "", status, cov,
+                             f"{x1:.4f}" if x1 else "", status, cov,
                              meas, wall, note])
 
             add("default", default_ms, 1.0 if default_ms else None,
@@ -360,8 +362,6 @@ def main():
 
         # Issue 10, point 4: every model at least as fast as ONNX Runtime, from the one-process
         # timings (oneproc.py) where they exist.
-        ones = {m: json.load(open(os.path.join(one_dir, f"{m}.t{t}.json"))) for m in models
-                if os.path.exists(os.path.join(one_dir, f"{m}.t{t}.json"))}
         if ones:
             md += [f"### Against ONNX Runtime in one process, {t} thread{'s' if t > 1 else ''}", "",
                    "ONNX Runtime's time / the set's, each set's AOT artifact and ORT timed taking "

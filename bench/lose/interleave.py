@@ -55,7 +55,7 @@ def build_artifact(tlm, threads, onnx, records, out_dir, env, flags, reuse=False
     cmd += flags
     so = os.path.join(out_dir, "libmodel.so")
     stamp_path = os.path.join(out_dir, "interleave.stamp")
-    inputs = [tlm, onnx] + ([records] if len(source) == 2 else [])
+    inputs = [tlm, onnx] + ([records] if records not in ("tlm", "default") else [])
     if records == "tlm":  # the checkpoint and ranker it reads (the shipped ones unless --model)
         root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
         model = flags[flags.index("--model") + 1] if "--model" in flags else \
