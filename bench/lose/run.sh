@@ -3,11 +3,17 @@
 # files of bench/e2e/models.py), tlm's best known program next to the time ONNX Runtime spends
 # on the same ONNX nodes, sorted by the time lost (bench/lose/lose.py explains the mapping).
 #
-#   bench/lose/run.sh THREADS TRIALS [STEP...]    steps: maps peak tune final ort inmodel
-#                                                  pairs table (default: all but pairs, peak
-#                                                  twice)
+#   bench/lose/run.sh THREADS TRIALS [STEP...]    steps: maps peak heldout expert tune final
+#                                                  ort inmodel pairs table (default: maps peak
+#                                                  tune final ort inmodel peak table)
 #
 #   maps   `tlm extract MODEL --json` -> results/lose/maps/MODEL.json (tasks, instances, nodes)
+#   heldout  the held-out driver's records of this machine instead of a tune step: for each set
+#          of HELDOUT_SETS (default "tlm10"; e.g. "tlm10 tlm32 evolutionary200") the file
+#          HELDOUT/records/MODEL.t<THREADS>.SET.jsonl (or its .gz) of the results directory
+#          HELDOUT (bench/heldout/run.sh's RESULTS) -> records/MODEL.<THREADS>t.jsonl (replaced)
+#   expert  every expert program of every task (`tlm generate --task all --expert`) measured
+#          at THREADS (5 repeats) and appended to records/MODEL.<THREADS>t.jsonl
 #   peak   tlm_bench_kernels --peak-only on the same cores, appended to peak_<THREADS>t.txt (run
 #          at the start and before the table: the highest counts)
 #   tune   tlm tune --strategy evolutionary --trials-per-task TRIALS --threads THREADS, records
@@ -85,6 +91,34 @@ main() {  # a function, called in one group with the exit at the end: safe to ed
           run "$build/tlm" extract "$onnx/$m.onnx" "${layout[@]}" --json "$out/maps/$m.json" > "$out/maps/$m.txt"
         done
         ;;
+      heldout)
+        [[ -d ${HELDOUT:-} ]] || { echo "heldout: set HELDOUT to a held-out results directory (bench/heldout/run.sh's RESULTS)" >&2; exit 1; }
+        read -r -a sets <<< "${HELDOUT_SETS:-tlm10}"
+        for m in "${models[@]}"; do
+          dst=$out/records/$m.${threads}t.jsonl
+          : > "$dst"
+          for set in "${sets[@]}"; do
+            src=$HELDOUT/records/$m.t$threads.$set.jsonl
+            if [[ -f $src ]]; then cat "$src" >> "$dst"
+            elif [[ -f $src.gz ]]; then zcat "$src.gz" >> "$dst"
+            else echo "heldout: no $src(.gz)" >&2; exit 1
+            fi
+          done
+          echo "   $m: $(wc -l < "$dst") records from ${sets[*]} of $HELDOUT"
+          echo "heldout $HELDOUT ${sets[*]} -> $dst" >> "$out/commands.txt"
+        done
+        ;;
+      expert)
+        for m in "${models[@]}"; do
+          progs=$out/logs/$m.expert.t$threads.txt
+          run taskset -c "$cpus" "$build/tlm" --threads "$threads" generate "$onnx/$m.onnx" "${layout[@]}" \
+            --task all --expert -o "$progs"
+          run taskset -c "$cpus" "$build/tlm" --threads "$threads" measure "$progs" \
+            --records "$out/records/$m.${threads}t.jsonl" --workload "$onnx/$m.onnx" --repeats 5 \
+            > "$out/logs/$m.expert.t$threads.measure.log" 2>&1
+          tail -1 "$out/logs/$m.expert.t$threads.measure.log" | sed 's/^/   /'
+        done
+        ;;
       peak)
         run taskset -c "$cpus" "$build/tlm_bench_kernels" --peak-only | tee -a "$out/peak_${threads}t.txt"
         ;;
@@ -130,7 +164,7 @@ main() {  # a function, called in one group with the exit at the end: safe to ed
         run /usr/bin/python3 bench/lose/lose.py md
         ;;
       *)
-        echo "unknown step '$step' (steps: maps peak tune final ort inmodel pairs table)" >&2
+        echo "unknown step '$step' (steps: maps peak heldout expert tune final ort inmodel pairs table)" >&2
         exit 1
         ;;
     esac

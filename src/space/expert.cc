@@ -704,6 +704,18 @@ std::vector<Target> nchwc_targets(const Roles& roles, const SpaceStage& st) {
       for (const std::vector<int64_t>& ch : chunks) {
         t.rchunk = ch;
         out.push_back(t);
+        // With taps, also with the padded input copied once per run (root): read where it
+        // lies, the taps' boundary tests split the block's loops into versions and its
+        // accumulators go to the stack between them; from the copy the whole tap x lane chunk
+        // runs inside the register block with none. On ResNet-50's 3x3 256 @ 14x14 at one
+        // thread on Intel (model 167) the root copy took the best program (2 x 7, chunks of 8)
+        // from 1.53-1.56 ms to 1.39-1.43, below ORT's 1.45 (a copy inside the S0 tile or R0 loop
+        // gained 1-6%; BENCHMARKS.md, session 56).
+        if (taps) {
+          Target r = t;
+          r.pack_first = kPackRoot;
+          out.push_back(r);
+        }
         // With taps, also one tap loop (kernel row or column) split out of the inner reduction:
         // the form of session 42's search winner on ResNet-50's 3x3 256 @ 14x14 (2 x 7, chunks
         // of 8, 0.591 ms against the best expert's 0.72). As variants on the 53 3x3 layers of

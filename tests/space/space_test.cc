@@ -20,6 +20,9 @@ const char* const kAvx2AndAvx512[] = {"isa=avx2,cores=2,vec=8,l1=32k,l2=512k,l3=
 
 // A Pack slot's value for "a copy per S0 tile" (kPackS0 in space_internal.h).
 constexpr int64_t kPackS0 = 2;
+// ... for "no copy" and "a copy at root" (kPackNone, kPackRoot).
+constexpr int64_t kPackNone = 0;
+constexpr int64_t kPackRoot = 1;
 
 // ResNet-18's channel-blocked convolutions on `hw` (blocked by its vector lanes) whose space
 // tiles the anchor, each with a name for traces and its subgraph. At 224 its widths are 112, 56,
@@ -677,7 +680,8 @@ TEST(Space, BlockedConvolutionExpertsSumInputBlocksOutsideTheRowWalk) {
 // unroll limit of 128, the accumulator per register block), one of them with the input blocks
 // outside it (R1 of 1); with taps, one tap loop split out of the inner reduction (each such
 // program also with one more loop parallel), and the tap loops outside the channel reduction
-// (R1 of 1 each, the input blocks whole) with the padded input copied per S0 tile. None on AVX2.
+// (R1 of 1 each, the input blocks whole) with the padded input copied per S0 tile; with taps,
+// every chunked form without a tap split also with the padded input copied at root. None on AVX2.
 TEST(Space, Avx512BlockedConvExpertsChunkTheBlockLanes) {
   for (const char* key : kAvx2AndAvx512) {
     const HardwareInfo hw = parse_hardware_key(key);
@@ -691,8 +695,8 @@ TEST(Space, Avx512BlockedConvExpertsChunkTheBlockLanes) {
       SCOPED_TRACE(c.name);
       dense++;
       const bool taps = st.rextents[1] * st.rextents[2] > 1;
-      int chunked = 0, inputs_out = 0, taps_out = 0, tap_split = 0, twins = 0;
-      bool checked = false, twin_checked = false;
+      int chunked = 0, inputs_out = 0, taps_out = 0, tap_split = 0, twins = 0, rooted = 0;
+      bool checked = false, twin_checked = false, root_checked = false;
       const std::vector<Program> experts = expert_programs(space, hw);
       std::set<std::vector<int64_t>> all;
       for (const Program& p : experts) all.insert(p.values);
@@ -710,6 +714,18 @@ TEST(Space, Avx512BlockedConvExpertsChunkTheBlockLanes) {
           inputs_out += inputs && *inputs == 1 && lanes == 2;
           // One tap loop split out of the inner reduction (the kernel row or the column), not both.
           const int64_t* col = anchor_slot(space, p, StepKind::Tile, 2, /*reduction=*/true);
+          const int64_t* pack = anchor_slot(space, p, StepKind::Pack, 0);
+          if (taps && pack && *pack == kPackRoot && tap && col && *tap > 1 && *col > 1) {
+            // The padded input copied at root: the same program without the copy is an expert too.
+            rooted++;
+            Program bare = p;
+            bare.values[pack - p.values.data()] = kPackNone;
+            EXPECT_TRUE(all.count(bare.values)) << program_str(space, p);
+            if (!root_checked) {
+              root_checked = true;
+              expect_right_answer(c.sub, space, p, 7);
+            }
+          }
           if (taps && tap && col && (*tap == 1) != (*col == 1)) {
             tap_split++;
             if (!checked) {  // and it computes the right answer
@@ -746,8 +762,10 @@ TEST(Space, Avx512BlockedConvExpertsChunkTheBlockLanes) {
           EXPECT_GE(taps_out, 1);
           // Every chunked form also with its kernel row and its column split out, each of those
           // also with one more loop parallel where there is one (the twins): chunked = base +
-          // 2 base splits + twins, tap_split = 2 base + twins.
-          EXPECT_EQ(tap_split * 3 - chunked * 2, twins);
+          // 2 base splits + twins + the base copied at root, tap_split = 2 base + twins.
+          EXPECT_GE(rooted, 1);
+          EXPECT_EQ(tap_split * 3 - (chunked - rooted) * 2, twins);
+          EXPECT_EQ(tap_split - twins, 2 * rooted);
           EXPECT_GE(twins, 1);
         }
       }
