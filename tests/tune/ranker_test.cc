@@ -16,6 +16,7 @@
 #include <fstream>
 #include <functional>
 #include <random>
+#include <set>
 
 #include "fixtures/task_cases.h"
 #include "fixtures/tiny_base.h"
@@ -319,9 +320,12 @@ TEST(Ranker, ZeroShotModeRankerPutsItsFavouriteFirst) {
   std::vector<Program> ps;
   for (const ZeroShotChoice& x : c) ps.push_back(x.program);
   std::vector<float> s = r.score(h->space, hw, ps);
+  // Descending, but where the copy-twin rule pulled an expert's twin up behind it
+  // (ZeroShotExpertsAreFollowedByTheirCopyTwins).
   for (size_t i = 0; i < c.size(); i++) {
     EXPECT_FLOAT_EQ(c[i].score, s[i]);
-    if (i > 0) {
+    if (i > 0 && !copy_twins(h->space, c[i - 1].program, c[i].program) &&
+        !(i > 1 && copy_twins(h->space, c[i - 2].program, c[i - 1].program))) {
       EXPECT_GE(c[i - 1].score, c[i].score);
     }
   }
@@ -482,6 +486,71 @@ TEST(Ranker, ZeroShotPointwiseExpertFirstWhenTheWeightsFillHalfTheL2) {
   }
   EXPECT_GE(pointwise, 1);
   EXPECT_GE(taps, 1);
+}
+
+// The copy-twin rule (ZeroShotOptions::copy_twins, on in the "ranker" mode): on AVX-512 a blocked
+// 3x3 convolution's chunked experts come with twins that copy the padded input at root
+// (expert.cc); in the ranker's order the first expert that has a twin is followed by one, the
+// front candidate and the set of candidates stay the ranker's, and with the rule off the order
+// is the ranker's alone. Here the ranker is fit to times that put every root copy late.
+TEST(Ranker, ZeroShotExpertsAreFollowedByTheirCopyTwins) {
+  TinyModel m(5);
+  const HardwareInfo hw = avx512();
+  Graph g = build_zoo_model("resnet50:image=32", 7);
+  prepare_graph(g);
+  block_channels(g, 16);
+  int checked = 0, adjacent_with = 0, adjacent_without = 0;
+  for (const Task& t : partition_graph(g).tasks) {
+    if (checked >= 2) break;
+    if (testing_space::family(t.sub.kind) != "conv2d_nchwc") continue;
+    auto h = make_task_harness(t.sub, hw, "unit");
+    if (h->space.rule != SpaceRule::TiledAnchor) continue;
+    const SpaceStage& st = h->space.stages[h->space.anchor];
+    if (st.rextents.size() != 4 || st.rextents[1] * st.rextents[2] == 1) continue;  // taps only
+    SCOPED_TRACE(t.sub.kind + " " + std::to_string(t.id));
+    const std::vector<Program> experts = expert_programs(h->space, hw);
+    auto has_twin = [&](const Program& p) {
+      for (const Program& e : experts)
+        if (copy_twins(h->space, p, e)) return true;
+      return false;
+    };
+    const Ranker r = ranker_fit_to(*h, 7, [&](const Program& p) {
+      for (const Program& e : experts)  // the member that copies is the slower of a pair
+        if (copy_twins(h->space, p, e)) return p.values < e.values ? 1.0 : 3.0;
+      return 1.5;
+    });
+    ZeroShotOptions zo = zero_shot_mode("ranker");
+    EXPECT_TRUE(zo.copy_twins);
+    zo.ranker = &r;
+    const std::vector<ZeroShotChoice> c = zero_shot_candidates(*m.lm, m.tok, *h->printer, hw, zo);
+    zo.copy_twins = false;
+    const std::vector<ZeroShotChoice> base =
+        zero_shot_candidates(*m.lm, m.tok, *h->printer, hw, zo);
+    ASSERT_EQ(c.size(), base.size());
+    ASSERT_FALSE(c.empty());
+    EXPECT_EQ(c[0].program, base[0].program);
+    std::set<std::vector<int64_t>> a, b;
+    for (size_t i = 0; i < c.size(); i++) {
+      a.insert(c[i].program.values);
+      b.insert(base[i].program.values);
+    }
+    EXPECT_EQ(a, b);
+    // With the rule the first expert with a twin is followed by one.
+    size_t first = 0;
+    while (first < c.size() && !(c[first].expert && has_twin(c[first].program))) first++;
+    ASSERT_LT(first + 1, c.size()) << "no expert with a copy twin";
+    EXPECT_TRUE(c[first + 1].expert);
+    EXPECT_TRUE(copy_twins(h->space, c[first].program, c[first + 1].program));
+    // Twins side by side: more with the rule than in the ranker's own order (which puts the
+    // copies late).
+    for (size_t i = 0; i + 1 < c.size(); i++) {
+      adjacent_with += copy_twins(h->space, c[i].program, c[i + 1].program);
+      adjacent_without += copy_twins(h->space, base[i].program, base[i + 1].program);
+    }
+    checked++;
+  }
+  EXPECT_GE(checked, 1) << "no blocked 3x3 convolution";
+  EXPECT_GT(adjacent_with, adjacent_without);
 }
 
 // The serial guard: at two threads, on a task of at least serial_work iterations (the "ranker"
