@@ -851,6 +851,22 @@ bool pointwise_expert(const TaskSpace& space, const HardwareInfo& hw, Program* o
   return true;
 }
 
+bool copy_twins(const TaskSpace& space, const Program& a, const Program& b) {
+  if (a.values.size() != b.values.size()) return false;
+  size_t pos = 0;
+  int diffs = 0;
+  bool pack = false;
+  for (const Slot& s : space.slots)
+    for (int k = 0; k < s.arity && pos < a.values.size(); k++, pos++) {
+      if (a.values[pos] == b.values[pos]) continue;
+      if (++diffs > 1) return false;
+      const int64_t lo = std::min(a.values[pos], b.values[pos]);
+      const int64_t hi = std::max(a.values[pos], b.values[pos]);
+      pack = s.kind == StepKind::Pack && lo == kPackNone && hi == kPackRoot;
+    }
+  return diffs == 1 && pack;
+}
+
 std::vector<Program> expert_programs(const TaskSpace& space, const HardwareInfo& hw) {
   std::vector<Program> out;
   std::set<std::vector<int64_t>> seen;

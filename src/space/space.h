@@ -160,6 +160,11 @@ std::vector<Program> expert_programs(const TaskSpace& space, const HardwareInfo&
 // output rows, each weight read once per tile): false for any other task. The zero-shot ranker's
 // weight rule puts it first (tune/lm_search.h, ZeroShotOptions::pointwise_weights).
 bool pointwise_expert(const TaskSpace& space, const HardwareInfo& hw, Program* out);
+// Copy twins: two programs that differ only in one Pack slot, one reading the operand where it
+// lies and the other copying it at root (e.g. a blocked 3x3 convolution's expert and its twin
+// with the padded input copied). The zero-shot ranker's order keeps them side by side
+// (tune/lm_search.h, ZeroShotOptions::copy_twins).
+bool copy_twins(const TaskSpace& space, const Program& a, const Program& b);
 
 // Row splits (row_split.cc). At two or more threads, a blocked convolution whose parallel loop
 // splits the output's channel blocks makes every thread read its whole input, half of it written

@@ -231,38 +231,21 @@ std::vector<ZeroShotChoice> zero_shot_candidates(const LanguageModel& m, const T
       if (it != out.end()) std::rotate(out.begin(), it, it + 1);  // the others keep their order
     }
     if (o.copy_twins) {
-      // Each expert's copy twin further down moves up to follow it (the others keep their order).
+      // Each expert's first copy twin further down moves up to follow it (the others keep their
+      // order); a placed twin does not pull its own twin.
       for (size_t i = 0; i + 1 < out.size(); i++) {
         if (!out[i].expert) continue;
-        for (size_t j = i + 2; j < out.size(); j++)
+        for (size_t j = i + 1; j < out.size(); j++)
           if (out[j].expert && copy_twins(printer.space(), out[i].program, out[j].program)) {
             std::rotate(out.begin() + (std::ptrdiff_t)i + 1, out.begin() + (std::ptrdiff_t)j,
                         out.begin() + (std::ptrdiff_t)j + 1);
+            i++;
             break;
           }
-        if (i + 1 < out.size() && out[i + 1].expert &&
-            copy_twins(printer.space(), out[i].program, out[i + 1].program))
-          i++;  // the pair is placed: the twin does not pull its own twin
       }
     }
   }
   return out;
-}
-
-bool copy_twins(const TaskSpace& space, const Program& a, const Program& b) {
-  if (a.values.size() != b.values.size()) return false;
-  size_t pos = 0;
-  int diffs = 0;
-  bool pack = false;
-  for (const Slot& s : space.slots)
-    for (int k = 0; k < s.arity && pos < a.values.size(); k++, pos++) {
-      if (a.values[pos] == b.values[pos]) continue;
-      if (++diffs > 1) return false;
-      const int64_t lo = std::min(a.values[pos], b.values[pos]);
-      const int64_t hi = std::max(a.values[pos], b.values[pos]);
-      pack = s.kind == StepKind::Pack && lo == 0 && hi == 1;  // none vs root (space_internal.h)
-    }
-  return diffs == 1 && pack;
 }
 
 std::unique_ptr<Ranker> load_zero_shot_ranker(const ZeroShotOptions& o, const std::string& path) {

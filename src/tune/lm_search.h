@@ -60,9 +60,9 @@ struct ZeroShotOptions {
   // ranker, which learns from programs timed alone with their weights in cache, cannot see it.
   // < 0: never.
   double pointwise_weights = -1;
-  // With the ranker: each expert candidate followed by its copy twin (the expert that differs
-  // from it only in copying one operand at root instead of reading it where it lies, or the
-  // reverse), so that `tlm` measures both. The front candidate is unchanged. The ranker, trained
+  // With the ranker: each expert candidate followed by its copy twin (space.h, copy_twins: the
+  // expert that differs from it only in copying one operand at root instead of reading it where
+  // it lies, or the reverse), so that `tlm` measures both. The front candidate is unchanged. The ranker, trained
   // before the root-copy experts of blocked 3x3 convolutions existed (expert.cc), kept them out
   // of ResNet-50's first ten, though alone they ran its 14x14 and 7x7 layers 1.10x and 1.27x
   // faster (BENCHMARKS.md, session 56).
@@ -148,8 +148,5 @@ std::vector<ZeroShotChoice> zero_shot_candidates(const LanguageModel& m, const T
 ZeroShotChoice zero_shot_program(const LanguageModel& m, const Tokenizer& tok,
                                  const TaskPrinter& printer, const HardwareInfo& hw,
                                  const ZeroShotOptions& o = {});
-// Two programs that differ only in one Pack slot, one reading the operand where it lies (0) and
-// the other copying it at root (1): ZeroShotOptions::copy_twins.
-bool copy_twins(const TaskSpace& space, const Program& a, const Program& b);
 
 }  // namespace tlm
