@@ -65,7 +65,8 @@
 # Records: RESULTS/records/<model>.t<THREADS>.<strategy><trials>.jsonl (Halide autoschedulers,
 # one program per task whatever the budget: <model>.t<THREADS>.<strategy>.jsonl); a finished run
 # leaves <records>.done (skipped next time); the tlm runs' checkpoint is in <records>.ckpt.
-# Derived: <model>.t<THREADS>.evolutionary100.jsonl, cut from evolutionary200 (derive.py).
+# Derived: <model>.t<THREADS>.evolutionary100.jsonl, cut from evolutionary200 (derive.py) after a tune
+# whose JOBS has evolutionary:200, and not again once cut from the finished search.
 # Logs: RESULTS/logs/<model>.t<THREADS>.<tag>.log (appended, one "== date command" header per
 # run). Final: RESULTS/final/<model>.t<THREADS>.{log,csv,json}, peers.<model>.t<THREADS>.{a,b}.csv.
 set -euo pipefail
@@ -217,12 +218,21 @@ lane() {  # lane THREADS CPU LANE_NAME UNIT... (UNIT = MODEL/STRATEGY/TRIALS)
   return "$failed"
 }
 
-derive() {  # derive THREADS: evolutionary100 from evolutionary200
+derive() {  # derive THREADS: evolutionary100 from evolutionary200 (when JOBS has evolutionary:200)
   local t=$1 m src dst
+  # Only after a tune that ran the 200xg search: a cut that `select` has since completed (its
+  # re-measurements and in-model picks appended) must not be cut again by an unrelated tune.
+  [[ " ${jobs[*]} " == *" evolutionary:200 "* ]] || return 0
   for m in "${models[@]}"; do
     src="$results/records/$m.t$t.evolutionary200.jsonl"
     dst="$results/records/$m.t$t.evolutionary100.jsonl"
     [[ -s $src ]] || continue
+    # Cut after the search finished: the source has not changed since (select appends only to
+    # the cut), so the cut stays as it is.
+    if [[ -e $dst.meta.json && -e $src.done && $dst.meta.json -nt $src.done ]]; then
+      echo "   $m: $dst was cut from the finished search: kept"
+      continue
+    fi
     # A run of its own at 100 per task (records without derive.py's .meta.json) is kept.
     if [[ -s $dst || -e $dst.gz ]] && [[ ! -e $dst.meta.json ]]; then
       echo "   $m: $dst is a tuning run of its own: kept, not derived"
