@@ -62,10 +62,10 @@ struct ZeroShotOptions {
   double pointwise_weights = -1;
   // With the ranker: each expert candidate followed by its copy twin (space.h, copy_twins: the
   // expert that differs from it only in copying one operand at root instead of reading it where
-  // it lies, or the reverse), so that `tlm` measures both. The front candidate is unchanged. The ranker, trained
-  // before the root-copy experts of blocked 3x3 convolutions existed (expert.cc), kept them out
-  // of ResNet-50's first ten, though alone they ran its 14x14 and 7x7 layers 1.10x and 1.27x
-  // faster (BENCHMARKS.md, session 56).
+  // it lies, or the reverse), so that `tlm` measures both. The front candidate is unchanged. The
+  // ranker, trained before the root-copy experts of blocked 3x3 convolutions existed (expert.cc),
+  // kept them out of ResNet-50's first ten, though alone they ran its 14x14 and 7x7 layers 1.10x
+  // and 1.27x faster (BENCHMARKS.md, session 56).
   bool copy_twins = false;
 };
 // The "ranker" mode's row_split_p. Decided on training workloads at two threads (ResNet-50 at
