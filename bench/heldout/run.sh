@@ -342,9 +342,9 @@ select_again() {  # select THREADS
 oneproc() {  # oneproc THREADS
   local t=${1:?usage: oneproc THREADS}
   [[ $t =~ ^[1-9][0-9]*$ ]] || die "THREADS must be a positive number, not '$t'"
-  local cpus="0-$((t - 1))"
-  ((t == 1)) && cpus=${FINAL_CPU:-0}
-  local args=(--results "$results" --onnx-dir "$onnx_dir" --threads "$t" --cpus "$cpus"
+  local cpu_list="0-$((t - 1))"
+  ((t == 1)) && cpu_list=${FINAL_CPU:-0}
+  local args=(--results "$results" --onnx-dir "$onnx_dir" --threads "$t" --cpus "$cpu_list"
     --tlm "$tlm_bin" --layout "$layout")
   [[ -n $tlm_model ]] && args+=(--tlm-model "$tlm_model")
   [[ -n ${ONEPROC_ART:-} ]] && args+=(--art-dir "$ONEPROC_ART")
