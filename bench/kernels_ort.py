@@ -11,7 +11,7 @@ tlm_bench_kernels --peer runs this between its peak measurements and reports the
 resnet50_conv3x3_nchw<B>c (tlm's convolution on channel-blocked activations, the layout conversions
 outside it): the same ONNX graph, timed by ORT's profiler as the one Conv node MLAS runs on its
 own blocked layout (ORT's NCHWc transformer puts ReorderInput / ReorderOutput around it, which
-are left out), the median over >= 200 runs.
+are left out), the median over >= 200 runs and >= --seconds of running.
 """
 import argparse
 import json
@@ -78,11 +78,16 @@ def time_session(graph, feeds, threads, seconds):
     return float(np.median(samples))
 
 
-def profiled_conv_node(graph, feeds, threads, runs=200):
-    """The median duration of the Conv node alone (ORT's profiler), in seconds."""
+def profiled_conv_node(graph, feeds, threads, seconds, runs=200):
+    """The median duration of the Conv node alone (ORT's profiler), in seconds: over at least
+    `runs` runs and `seconds` of running, after 20 warm-up runs."""
     sess = session(graph, threads, profiling=True)
-    for _ in range(runs + 20):
+    for _ in range(20):
         sess.run(None, feeds)
+    done, end = 0, time.perf_counter() + seconds
+    while done < runs or time.perf_counter() < end:
+        sess.run(None, feeds)
+        done += 1
     path = sess.end_profiling()
     with open(path) as f:
         events = json.load(f)
@@ -109,7 +114,7 @@ def main():
             continue
         graph, feeds, flops = make()
         if name == blocked:
-            s = profiled_conv_node(graph, feeds, a.threads)
+            s = profiled_conv_node(graph, feeds, a.threads, a.seconds)
         else:
             s = time_session(graph, feeds, a.threads, a.seconds)
         print(f"{name},{flops * 1e-9:.4f},{s:.6e},{flops / s * 1e-9:.2f}", flush=True)
