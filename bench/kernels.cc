@@ -121,12 +121,6 @@ double measure_peer(const std::string& kernel, double seconds) {
   return gflops;
 }
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 KernelResult climb(const Kernel& k, const HardwareInfo& hw, int rounds, int finalists, int pairs) {
   KernelResult r;
   r.name = k.name;
@@ -233,8 +227,8 @@ KernelResult climb(const Kernel& k, const HardwareInfo& hw, int rounds, int fina
                    k.name.c_str(), i + 1, gflops(s), p);
     }
     TLM_USER_CHECK(!ratios.empty()) << k.name << ": the chosen program failed in every pair";
-    r.peer_gflops = median(peer);
-    r.peer_ratio = median(ratios);
+    r.peer_gflops = stats_from_samples(peer).median_s;
+    r.peer_ratio = stats_from_samples(ratios).median_s;
     r.pairs = (int)ratios.size();
   }
   r.sentence = harness->printer->text(Program{best});
@@ -264,7 +258,7 @@ int run(int argc, char** argv) {
   app.add_option("--pairs", pairs,
                  "with --peer: rounds of the chosen program then MLAS, whose ratios' median is "
                  "tlm / MLAS")
-      ->check(CLI::PositiveNumber)
+      ->check(CLI::Range(1, 1000))
       ->capture_default_str();
   std::string peer;
   app.add_option("--peer", peer,
@@ -274,7 +268,12 @@ int run(int argc, char** argv) {
   app.add_flag("--peak-only", peak_only,
                "only measure the fp32 peak on the usable cores (taskset narrows them) and print "
                "it as one line: peak_gflops=... threads=... median_gflops=... lanes=...");
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);  // prints help, or the error with a hint to --help
+    return code == 0 ? 0 : 1;      // a bad flag is bad input: exit 1, as tlm's own CLI does
+  }
   if (!out_dir.empty()) {
     std::error_code ec;
     std::filesystem::create_directories(out_dir, ec);
