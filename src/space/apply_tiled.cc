@@ -138,6 +138,14 @@ struct TiledEmit {
     rooted = tiled.empty();
   }
   const std::vector<int>& level_vars(int l) const { return l == 2 ? tiled_s2 : tiled; }
+  // A weight packed once is stored blocked along the vector var, whose extent the block does not
+  // divide (a padded var): the blocked copy's last block is padded with zeros.
+  bool blocked_past_extent() const {
+    if (v < 0) return false;
+    for (const InputLayout& l : t.input_storage)
+      if (l.block > 0 && as.extents[v] % l.block != 0) return true;
+    return false;
+  }
 };
 
 // Step 1: the output's levels S0..S(c-1), then the inner remainder, vectorized and reordered.
@@ -159,8 +167,13 @@ void tile_output(TiledEmit& e) {
       int64_t f = span(e.ap, as, i, l + 1);
       if (padded) f = std::min(f, as.extents[i]);
       const bool shifted = padded && (l == 0 || parent % f != 0);
-      e.out.split(inner[i], outer, in, (int)f,
-                  shifted ? TailStrategy::ShiftInwards : TailStrategy::Auto);
+      // Along a weight blocked past the real extent (blocked_weights): the last tile is guarded,
+      // not shifted, so that every tile starts at a multiple of the block and reads whole
+      // blocks; the accumulator's tile then runs into the weight's zero padding.
+      const TailStrategy tail = !shifted                      ? TailStrategy::Auto
+                                : i == e.v && e.blocked_past_extent() ? TailStrategy::GuardWithIf
+                                                              : TailStrategy::ShiftInwards;
+      e.out.split(inner[i], outer, in, (int)f, tail);
       e.lv[i].push_back(outer);
       inner[i] = in;
       parent = f;
@@ -385,7 +398,12 @@ std::vector<InputLayout> blocked_weights(const TiledEmit& e) {
   }();
   if (!enabled || e.v < 0 || e.rooted) return out;
   const int64_t B = inner_factor(e.ap, e.v);
-  if (B < 2 || B % vector_width(B, e.as.lanes) != 0 || e.as.extents[e.v] % B != 0) return out;
+  if (B < 2 || B % vector_width(B, e.as.lanes) != 0) return out;
+  // B divides the extent, or the padded extent is the extent rounded up to B: the blocked copy
+  // (storage_dims: whole blocks, the last one zero-filled) then holds every column the padded
+  // tiles compute, and the output's last tile is guarded, not shifted inwards (tile_output).
+  const int64_t extent = e.as.extents[e.v];
+  if (extent % B != 0 && e.ap.padded[e.v] != round_up(extent, B)) return out;
   const std::string var = e.A.vars[e.v].name();
   for (size_t k = 0; k < e.as.operands.size(); k++) {
     if (!prepacked(e, k)) continue;

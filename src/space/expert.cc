@@ -231,6 +231,11 @@ class Writer {
     // whole output rows (MLAS's loop order); elsewhere the tile stays within the real extent, as
     // before the space allowed it (those experts unchanged).
     const bool whole = t_.level == 2 && s.var == roles_.u && t_.rows >= padded_[s.var];
+    // A register block of whole vectors where one is wanted: a block a part-vector short (20
+    // columns for 3 x 8 lanes, when 48 does not divide the padded extent but 40 does) costs 4x
+    // and more (GPT-2's logits on Zen 3: 500 ms against 112), more than any S1/S2 mismatch.
+    const int lanes = space_.stages[space_.anchor].lanes;
+    const bool whole_vectors = s.var == roles_.v && lanes > 1 && (int64_t)want[2] % lanes == 0;
     std::function<void(int, double, int64_t)> walk = [&](int level, double score, int64_t done) {
       if (score >= best_score) return;
       if (level == 3) {
@@ -241,7 +246,8 @@ class Writer {
       for (int64_t o : next_options(space_, cur)) {
         if (!whole && done * o > s.extent) continue;
         cur.push_back(o);
-        walk(level + 1, score + weight[level] * dist(o, want[level]), done * o);
+        const double part_vector = level == 2 && whole_vectors && o % lanes != 0 ? 100 : 0;
+        walk(level + 1, score + weight[level] * dist(o, want[level]) + part_vector, done * o);
         cur.pop_back();
       }
     };
@@ -433,6 +439,16 @@ std::vector<Target> targets(const Roles& roles, const SpaceStage& st, int64_t l2
         t.unroll = 128;
         t.pad_to_block = true;  // 50257 columns: padded to whole blocks of 2 or 4 vectors too
         out.push_back(t);
+        // The same over B packed once when the model loads, blocked by the register block's
+        // width (apply_tiled.cc: blocked past the extent, the last block zero-filled): each
+        // micro-panel contiguous, no copy per run. GPT-2's logits at one thread on Zen 3: 111-114
+        // ms against 120-124 for the search's best copying form (BENCHMARKS.md, session 60).
+        // Only for a B larger than the last-level cache, where it was measured; the 2-9 MB
+        // layers have MLAS's loop over a root-packed B above.
+        if (b_bytes > l3_bytes) {
+          t.pack_last = kPackRoot;
+          out.push_back(t);
+        }
       }
     }
   }

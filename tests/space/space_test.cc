@@ -459,6 +459,43 @@ TEST(Space, MatmulExpertsStreamWeightsLargerThanTheL2) {
   EXPECT_GE(n, 1);
 }
 
+// A weight larger than the L2 whose column extent no register block divides (GPT-2's 50257
+// logits) is still packed once in blocks of the register block's width: the column var padded
+// to whole blocks, the blocked copy's last block zero-filled, the output's last tile guarded
+// instead of shifted inwards (apply_tiled.cc), so that every block is read as whole vectors.
+// Such an expert exists (before session 60 a weight was blocked only when the block divided the
+// extent), its weight is blocked past the extent, and it computes the right answer.
+TEST(Space, MatmulExpertsBlockWeightsPastAColumnExtentNoBlockDivides) {
+  Graph g;
+  ValueId x = g.add_input("x", DType::F32, {8, 16});
+  ValueId w = g.add_constant("w0", random_tensor(DType::F32, {16, 50}, 3));
+  g.mark_output(g.add(Op::MatMul, {x, w}));
+  prepare_graph(g);
+  Subgraph sub = partition_graph(g).tasks.at(0).sub;
+  HardwareInfo hw = detect_hardware();
+  hw.l2_bytes = 1 << 10;
+  hw.l3_bytes = 2 << 10;
+  TaskSpace space = build_space(lower_subgraph(sub), hw);
+  ASSERT_EQ(space.rule, SpaceRule::TiledAnchor);
+  const int weight = (int)space.stages[space.anchor].operands.size() - 1;
+  std::vector<Tensor> inputs = random_inputs(sub, 5);
+  Tensor ref = interpret(sub.graph, inputs).at(0);
+  int past = 0;
+  for (const Program& p : expert_programs(space, hw)) {
+    const int64_t* pack = anchor_slot(space, p, StepKind::Pack, weight);
+    if (!pack || *pack != kPackRoot) continue;
+    LoweredTask t = lower_subgraph(sub);
+    apply_program(t, space, p);
+    bool blocked_past = false;
+    for (const InputLayout& l : t.input_storage) blocked_past |= l.block > 0 && 50 % l.block != 0;
+    if (!blocked_past) continue;
+    past++;
+    SCOPED_TRACE(program_str(space, p));
+    EXPECT_LE(max_rel_violation(run_task(t, inputs), ref, 1e-3, 1e-3), 1.0);
+  }
+  EXPECT_GE(past, 1) << "no expert packs the weight once in blocks past its 50 columns";
+}
+
 // A convolution whose output rows hold a vector gets expert programs that compute it as a matrix
 // product along the width (the vectorized var is d0, NCHW's contiguous one), with the width
 // padded to a multiple of the column block when it has none (28); they are valid and right.
