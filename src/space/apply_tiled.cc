@@ -18,8 +18,9 @@
 //           blocked by the register block's width when the vector var indexes it (the task is
 //           lowered again with that input blocked, blocked_weights()).
 // Every split is exact (tile factors are divisor chains), so no loop has a tail; except the
-// output's level-0 split of a padded var, whose last tile is shifted inwards (ShiftInwards), and
-// a padded var tiled whole, whose loops walk the real extent with a partial last register block.
+// output's level-0 split of a padded var, whose last tile is shifted inwards (ShiftInwards), or
+// guarded (GuardWithIf) when a weight is blocked past the extent along it, and a padded var tiled
+// whole, whose loops walk the real extent with a partial last register block.
 #include <algorithm>
 #include <cstdlib>
 
@@ -386,7 +387,8 @@ bool prepacked(const TiledEmit& e, size_t k) {
 // is narrower than that dim and every block starts at a multiple of B, so that the program reads
 // (i % B, ..., i / B) as whole vectors: B divides the extent (then a padded var's last tile,
 // shifted inwards to end at the extent, starts at a multiple of B too; Halide's alignment
-// analysis sees it through the min()). A register block then streams its B-wide column of the
+// analysis sees it through the min()), or the var is padded to the extent rounded up to B (the
+// last block zero-filled, the last tile guarded: tile_output). A register block then streams its B-wide column of the
 // weight contiguously through the reduction, where the order layout strides by the full dim (a
 // new page per step on a large layer). Empty: nothing to block. TLM_WEIGHT_BLOCKS=0 turns it
 // off (to measure what it buys).
