@@ -359,19 +359,50 @@ Target conv_target(int a, int r, int lanes) {
 
 // `l2_bytes`, `l3_bytes`: the machine's per-core L2 and last-level cache (which B matrices count
 // as large).
-std::vector<Target> targets(const Roles& roles, const SpaceStage& st, int64_t l2_bytes,
-                            int64_t l3_bytes) {
-  // The size of a matrix product's B per batch, in bytes: the reduction by the vectorized var's
-  // extent, 4-byte floats.
+// The size of a matrix product's B per batch, in bytes: the reduction by the vectorized var's
+// extent, 4-byte floats.
+int64_t weight_bytes(const Roles& roles, const SpaceStage& st) {
   int64_t b_bytes = 4 * st.extents[roles.v];
   for (int64_t r : st.rextents) b_bytes *= r;
-  // Register blocks by vector width: a*r accumulators leave room for the broadcast row values
-  // and the B vectors (32 zmm registers for AVX-512, 16 ymm for AVX2, 16 xmm for SSE).
-  std::vector<std::pair<int, int>> blocks =
-      st.lanes >= 16 ? std::vector<std::pair<int, int>>{{4, 4}, {2, 8}, {2, 6}, {1, 8}}
+  return b_bytes;
+}
+
+// Register blocks by vector width: a*r accumulators leave room for the broadcast row values
+// and the B vectors (32 zmm registers for AVX-512, 16 ymm for AVX2, 16 xmm for SSE).
+std::vector<std::pair<int, int>> register_blocks(int lanes) {
+  return lanes >= 16 ? std::vector<std::pair<int, int>>{{4, 4}, {2, 8}, {2, 6}, {1, 8}}
                      : std::vector<std::pair<int, int>>{{2, 6}, {2, 4}, {1, 8}, {3, 4}};
+}
+
+// B larger than the L2: B's micro-panel pair (2 a vectors wide) copied once per S0 tile
+// (kPackS0) and read, K in long chunks (512, or the closest divisor: 384 of 768), by every row
+// block of the tile (rows: 8 register blocks, the S1 tiles walking all the rows), so each element
+// of B comes from memory once and then from L1/L2 -- the form of an 80-trial search's best
+// program for GPT-2's 768 x 50257 logits on Intel (session 41). In one sitting there
+// (BENCHMARKS.md, session 42): 36 ms against the other forms' 47 on those logits, 1.13-1.36x
+// faster on every training LM head, slower on the 2-9 MB layers of BERT, GPT-2 and LLaMA (the
+// ranker leaves it there). With kPackRoot: the same over B packed once when the model loads,
+// blocked by the register block's width (apply_tiled.cc: blocked past the extent, the last block
+// zero-filled), each micro-panel contiguous and no copy per run.
+Target streaming_target(int a, int r, int lanes, int pack) {
+  Target t;
+  t.a = a;
+  t.r = r;
+  t.level = 2;
+  t.pack_last = pack;
+  t.kchunk = 512;
+  t.panel = (int64_t)a * lanes * 2;
+  t.rows = (int64_t)r * 8;
+  t.unroll = 128;
+  t.pad_to_block = true;  // 50257 columns: padded to whole blocks of 2 or 4 vectors too
+  return t;
+}
+
+std::vector<Target> targets(const Roles& roles, const SpaceStage& st, int64_t l2_bytes,
+                            int64_t l3_bytes) {
+  const int64_t b_bytes = weight_bytes(roles, st);
   std::vector<Target> out;
-  for (auto [a, r] : blocks) {
+  for (auto [a, r] : register_blocks(st.lanes)) {
     if (roles.conv) {
       Target t = conv_target(a, r, st.lanes);
       out.push_back(t);
@@ -423,33 +454,12 @@ std::vector<Target> targets(const Roles& roles, const SpaceStage& st, int64_t l2
         t.unroll = 32;
         out.push_back(t);
       }
-      // B larger than the L2: B's micro-panel pair (2 a vectors wide) copied once per S0 tile
-      // and read, K in long chunks (512, or the closest divisor: 384 of 768), by every row
-      // block of the tile (rows as above, 8 register blocks, the S1 tiles walking all the
-      // rows), so each element of B comes from memory once and then from L1/L2 -- the form of
-      // an 80-trial search's best program for GPT-2's 768 x 50257 logits on Intel (session 41).
-      // In one sitting there (BENCHMARKS.md, session 42): 36 ms against the forms above's 47 on
-      // those logits, 1.13-1.36x faster on every training LM head, slower on the 2-9 MB layers
-      // of BERT, GPT-2 and LLaMA (the ranker leaves it there).
-      if (b_bytes > l2_bytes) {
-        t.level = 2;
-        t.pack_last = kPackS0;
-        t.kchunk = 512;
-        t.panel = (int64_t)a * st.lanes * 2;
-        t.unroll = 128;
-        t.pad_to_block = true;  // 50257 columns: padded to whole blocks of 2 or 4 vectors too
-        out.push_back(t);
-        // The same over B packed once when the model loads, blocked by the register block's
-        // width (apply_tiled.cc: blocked past the extent, the last block zero-filled): each
-        // micro-panel contiguous, no copy per run. GPT-2's logits at one thread on Zen 3: 111-114
-        // ms against 120-124 for the search's best copying form (BENCHMARKS.md, session 60).
-        // Only for a B larger than the last-level cache, where it was measured; the 2-9 MB
-        // layers have MLAS's loop over a root-packed B above.
-        if (b_bytes > l3_bytes) {
-          t.pack_last = kPackRoot;
-          out.push_back(t);
-        }
-      }
+      // B larger than the L2: the streaming form (streaming_target); over B packed once too
+      // where B is larger than the last-level cache (GPT-2's logits at one thread on Zen 3:
+      // 111-114 ms against 120-124 for the search's best copying form; BENCHMARKS.md, session
+      // 60). The 2-9 MB layers have MLAS's loop over a root-packed B above.
+      if (b_bytes > l2_bytes) out.push_back(streaming_target(a, r, st.lanes, kPackS0));
+      if (b_bytes > l3_bytes) out.push_back(streaming_target(a, r, st.lanes, kPackRoot));
     }
   }
   // A matrix-vector product (one row, e.g. a classifier on a pooled vector): besides the blocks
@@ -865,6 +875,18 @@ bool pointwise_expert(const TaskSpace& space, const HardwareInfo& hw, Program* o
   if (!pointwise_target(roles, st, &t)) return false;
   *out = Writer(space, hw, roles, t).write();
   return true;
+}
+
+bool streamed_root_expert(const TaskSpace& space, const HardwareInfo& hw, const Program& p) {
+  if (space.rule == SpaceRule::Rows || space.anchor < 0) return false;
+  const SpaceStage& st = space.stages[space.anchor];
+  if (is_nchwc(st)) return false;
+  const Roles roles = roles_of(space);
+  if (roles.conv || weight_bytes(roles, st) <= hw.l3_bytes) return false;
+  for (auto [a, r] : register_blocks(st.lanes))
+    if (Writer(space, hw, roles, streaming_target(a, r, st.lanes, kPackRoot)).write() == p)
+      return true;
+  return false;
 }
 
 bool copy_twins(const TaskSpace& space, const Program& a, const Program& b) {

@@ -160,6 +160,12 @@ std::vector<Program> expert_programs(const TaskSpace& space, const HardwareInfo&
 // output rows, each weight read once per tile): false for any other task. The zero-shot ranker's
 // weight rule puts it first (tune/lm_search.h, ZeroShotOptions::pointwise_weights).
 bool pointwise_expert(const TaskSpace& space, const HardwareInfo& hw, Program* out);
+// True when `p` is one of the streaming experts over a weight packed once (a matrix product whose
+// weight is larger than hw's last-level cache, e.g. GPT-2's 768 x 50257 logits: the weight
+// blocked by the register block's width when the model loads, read in long K chunks by every row
+// block of an S0 tile). The zero-shot ranker's streamed-weight rule puts the first of them first
+// (tune/lm_search.h, ZeroShotOptions::streamed_root).
+bool streamed_root_expert(const TaskSpace& space, const HardwareInfo& hw, const Program& p);
 // Copy twins: two programs that differ only in one Pack slot, one reading the operand where it
 // lies and the other copying it at root (e.g. a blocked 3x3 convolution's expert and its twin
 // with the padded input copied). The zero-shot ranker's order keeps them side by side

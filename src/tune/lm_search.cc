@@ -132,6 +132,7 @@ ZeroShotOptions zero_shot_mode(const std::string& name) {
     o.serial_work = kZeroShotSerialWork;
     o.pointwise_weights = kZeroShotPointwiseWeights;
     o.copy_twins = true;
+    o.streamed_root = true;
   } else {
     std::string names;
     for (size_t i = 0; i < kZeroShotModeNames.size(); i++)
@@ -228,6 +229,12 @@ std::vector<ZeroShotChoice> zero_shot_candidates(const LanguageModel& m, const T
         pointwise_expert(printer.space(), hw, &pw)) {
       const auto it = std::find_if(out.begin(), out.end(),
                                    [&](const ZeroShotChoice& c) { return c.program == pw; });
+      if (it != out.end()) std::rotate(out.begin(), it, it + 1);  // the others keep their order
+    }
+    if (o.streamed_root) {
+      const auto it = std::find_if(out.begin(), out.end(), [&](const ZeroShotChoice& c) {
+        return c.expert && streamed_root_expert(printer.space(), hw, c.program);
+      });
       if (it != out.end()) std::rotate(out.begin(), it, it + 1);  // the others keep their order
     }
     if (o.copy_twins) {

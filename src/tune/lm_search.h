@@ -67,6 +67,15 @@ struct ZeroShotOptions {
   // kept them out of ResNet-50's first ten, though alone they ran its 14x14 and 7x7 layers 1.10x
   // and 1.27x faster (BENCHMARKS.md, session 56).
   bool copy_twins = false;
+  // With the ranker: on a matrix product whose weight is larger than the last-level cache, the
+  // ranker's best streaming expert over the weight packed once (space.h, streamed_root_expert)
+  // goes first, the others keep their order. Those programs read a weight blocked past a
+  // non-dividing extent (GPT-2's 50257 columns), a layout no record of the shipped ranker's
+  // training has (before session 60 such a weight stayed unblocked at root, 1.2-1.4x slower than
+  // copying it per tile); GPT-2's logits ran 111-114 ms with it against 120-124 for the search's
+  // best other program, GPT-2 at one thread on Zen 3 0.94x ORT's time against 0.99x
+  // (BENCHMARKS.md, session 60).
+  bool streamed_root = false;
 };
 // The "ranker" mode's row_split_p. Decided on training workloads at two threads (ResNet-50 at
 // 192, ResNet-18 at 224, MobileNet-V2 at 192; BENCHMARKS.md, "Row splits without measurement"):
@@ -123,7 +132,8 @@ struct ZeroShotChoice {
 // convolution's front program preceded by its row-split variant when the ranker deems it nearly as
 // fast and its weights fit in L2, kZeroShotRowSplitP; a large task's serial candidates last,
 // kZeroShotSerialWork; a 1x1 blocked convolution with weights of half an L2 or more: MLAS's
-// pointwise expert first, kZeroShotPointwiseWeights), "experts" (only the expert programs, ranked
+// pointwise expert first, kZeroShotPointwiseWeights; a weight larger than the last-level cache:
+// the streaming expert over it packed once first, streamed_root), "experts" (only the expert programs, ranked
 // by the model; greedy for tasks without any), "greedy" (beam 1, no experts: the model alone,
 // decision by decision), "ranked" (beam 4 + experts). Measured on the held-out models
 // (BENCHMARKS.md): ranker > experts >> ranked ~ greedy; the beam's own programs outscore the

@@ -494,6 +494,20 @@ TEST(Space, MatmulExpertsBlockWeightsPastAColumnExtentNoBlockDivides) {
     EXPECT_LE(max_rel_violation(run_task(t, inputs), ref, 1e-3, 1e-3), 1.0);
   }
   EXPECT_GE(past, 1) << "no expert packs the weight once in blocks past its 50 columns";
+  // Those are the streaming experts over the weight packed once (streamed_root_expert, the
+  // zero-shot rule's); with a last-level cache that holds the weight there are none.
+  int streamed = 0;
+  for (const Program& p : expert_programs(space, hw)) {
+    const int64_t* pack = anchor_slot(space, p, StepKind::Pack, weight);
+    const bool s = streamed_root_expert(space, hw, p);
+    streamed += s;
+    if (s) EXPECT_EQ(*pack, kPackRoot) << program_str(space, p);
+  }
+  EXPECT_GE(streamed, 1);
+  HardwareInfo big = hw;
+  big.l3_bytes = 1 << 20;
+  for (const Program& p : expert_programs(space, big))
+    EXPECT_FALSE(streamed_root_expert(space, big, p)) << program_str(space, p);
 }
 
 // A convolution whose output rows hold a vector gets expert programs that compute it as a matrix

@@ -488,6 +488,49 @@ TEST(Ranker, ZeroShotPointwiseExpertFirstWhenTheWeightsFillHalfTheL2) {
   EXPECT_GE(taps, 1);
 }
 
+// The streamed-weight rule (ZeroShotOptions::streamed_root, on in the "ranker" mode): on a matrix
+// product whose weight is larger than the last-level cache, the ranker's best streaming expert
+// over the weight packed once (streamed_root_expert) comes first even when the ranker puts every
+// one of them last; the other candidates keep the ranker's order; with the rule off, or a cache
+// that holds the weight, the order is the ranker's. A 16 x 50 weight (3.2 KB) and small caches.
+TEST(Ranker, ZeroShotStreamedRootExpertFirstWhenTheWeightExceedsTheL3) {
+  TinyModel m(5);
+  const HardwareInfo small = parse_hardware_key("isa=avx2,cores=1,vec=8,l1=32k,l2=1k,l3=2k");
+  const HardwareInfo roomy = parse_hardware_key("isa=avx2,cores=1,vec=8,l1=32k,l2=1k,l3=32m");
+  Graph g;
+  ValueId x = g.add_input("x", DType::F32, {8, 16});
+  g.mark_output(g.add(Op::MatMul, {x, weight(g, {16, 50}, 3)}));
+  prepare_graph(g);
+  auto h = make_task_harness(only_task(g), small, "unit");
+  ASSERT_EQ(h->space.rule, SpaceRule::TiledAnchor);
+  const Ranker r = ranker_fit_to(*h, 7, [&](const Program& p) {
+    return streamed_root_expert(h->space, small, p) ? 3.0 : 1.0;
+  });
+  ZeroShotOptions zo = zero_shot_mode("ranker");
+  EXPECT_TRUE(zo.streamed_root);
+  zo.ranker = &r;
+  const std::vector<ZeroShotChoice> c = zero_shot_candidates(*m.lm, m.tok, *h->printer, small, zo);
+  zo.streamed_root = false;
+  const std::vector<ZeroShotChoice> base =
+      zero_shot_candidates(*m.lm, m.tok, *h->printer, small, zo);
+  ASSERT_EQ(c.size(), base.size());
+  ASSERT_FALSE(c.empty());
+  EXPECT_FALSE(streamed_root_expert(h->space, small, base.at(0).program))
+      << "the fitted ranker should put the streaming experts late";
+  EXPECT_TRUE(streamed_root_expert(h->space, small, c.at(0).program));
+  std::vector<Program> rest, base_rest;
+  for (size_t i = 1; i < c.size(); i++) rest.push_back(c[i].program);
+  for (const ZeroShotChoice& b : base)
+    if (b.program != c[0].program) base_rest.push_back(b.program);
+  EXPECT_EQ(rest, base_rest);
+  // A last-level cache that holds the weight: no streaming expert over it packed once, the
+  // ranker's order with the rule on.
+  zo.streamed_root = true;
+  const std::vector<ZeroShotChoice> roomy_c =
+      zero_shot_candidates(*m.lm, m.tok, *h->printer, roomy, zo);
+  for (const ZeroShotChoice& x : roomy_c) EXPECT_FALSE(streamed_root_expert(h->space, roomy, x.program));
+}
+
 // The copy-twin rule (ZeroShotOptions::copy_twins, on in the "ranker" mode): on AVX-512 a blocked
 // 3x3 convolution's chunked experts come with twins that copy the padded input at root
 // (expert.cc); in the ranker's order the first expert that has a twin is followed by one, the
