@@ -171,9 +171,10 @@ void tile_output(TiledEmit& e) {
       // Along a weight blocked past the real extent (blocked_weights): the last tile is guarded,
       // not shifted, so that every tile starts at a multiple of the block and reads whole
       // blocks; the accumulator's tile then runs into the weight's zero padding.
-      const TailStrategy tail = !shifted                      ? TailStrategy::Auto
-                                : i == e.v && e.blocked_past_extent() ? TailStrategy::GuardWithIf
-                                                              : TailStrategy::ShiftInwards;
+      TailStrategy tail = TailStrategy::Auto;
+      if (shifted)
+        tail = i == e.v && e.blocked_past_extent() ? TailStrategy::GuardWithIf
+                                                   : TailStrategy::ShiftInwards;
       e.out.split(inner[i], outer, in, (int)f, tail);
       e.lv[i].push_back(outer);
       inner[i] = in;
@@ -388,10 +389,10 @@ bool prepacked(const TiledEmit& e, size_t k) {
 // (i % B, ..., i / B) as whole vectors: B divides the extent (then a padded var's last tile,
 // shifted inwards to end at the extent, starts at a multiple of B too; Halide's alignment
 // analysis sees it through the min()), or the var is padded to the extent rounded up to B (the
-// last block zero-filled, the last tile guarded: tile_output). A register block then streams its B-wide column of the
-// weight contiguously through the reduction, where the order layout strides by the full dim (a
-// new page per step on a large layer). Empty: nothing to block. TLM_WEIGHT_BLOCKS=0 turns it
-// off (to measure what it buys).
+// last block zero-filled, the last tile guarded: tile_output). A register block then streams its
+// B-wide column of the weight contiguously through the reduction, where the order layout strides
+// by the full dim (a new page per step on a large layer). Empty: nothing to block.
+// TLM_WEIGHT_BLOCKS=0 turns it off (to measure what it buys).
 std::vector<InputLayout> blocked_weights(const TiledEmit& e) {
   std::vector<InputLayout> out;
   static const bool enabled = [] {

@@ -133,9 +133,9 @@ struct ZeroShotChoice {
 // fast and its weights fit in L2, kZeroShotRowSplitP; a large task's serial candidates last,
 // kZeroShotSerialWork; a 1x1 blocked convolution with weights of half an L2 or more: MLAS's
 // pointwise expert first, kZeroShotPointwiseWeights; a weight larger than the last-level cache:
-// the streaming expert over it packed once first, streamed_root), "experts" (only the expert programs, ranked
-// by the model; greedy for tasks without any), "greedy" (beam 1, no experts: the model alone,
-// decision by decision), "ranked" (beam 4 + experts). Measured on the held-out models
+// the streaming expert over it packed once first, streamed_root), "experts" (only the expert
+// programs, ranked by the model; greedy for tasks without any), "greedy" (beam 1, no experts: the
+// model alone, decision by decision), "ranked" (beam 4 + experts). Measured on the held-out models
 // (BENCHMARKS.md): ranker > experts >> ranked ~ greedy; the beam's own programs outscore the
 // experts in the model's likelihood but run slower. UserError on another name.
 ZeroShotOptions zero_shot_mode(const std::string& name);

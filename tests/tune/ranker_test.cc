@@ -81,6 +81,32 @@ Ranker ranker_fit_to(const TaskHarness& h, uint64_t seed,
   return Ranker::train({&d.groups[0]}, ro);
 }
 
+// The zero-shot candidates of the "ranker" mode with `rule` on (first) and off (second), ranked
+// by r; the mode must have the rule on.
+std::pair<std::vector<ZeroShotChoice>, std::vector<ZeroShotChoice>> with_and_without(
+    const TinyModel& m, const TaskHarness& h, const HardwareInfo& hw, const Ranker& r,
+    bool ZeroShotOptions::*rule) {
+  ZeroShotOptions zo = zero_shot_mode("ranker");
+  EXPECT_TRUE(zo.*rule);
+  zo.ranker = &r;
+  std::vector<ZeroShotChoice> on = zero_shot_candidates(*m.lm, m.tok, *h.printer, hw, zo);
+  zo.*rule = false;
+  std::vector<ZeroShotChoice> off = zero_shot_candidates(*m.lm, m.tok, *h.printer, hw, zo);
+  return {std::move(on), std::move(off)};
+}
+
+// A rule that moved one candidate to the front: c is base with c's front taken out and put first
+// (the others keep base's order).
+void expect_front_moved(const std::vector<ZeroShotChoice>& c,
+                        const std::vector<ZeroShotChoice>& base) {
+  ASSERT_FALSE(c.empty());
+  std::vector<Program> rest, base_rest;
+  for (size_t i = 1; i < c.size(); i++) rest.push_back(c[i].program);
+  for (const ZeroShotChoice& b : base)
+    if (b.program != c[0].program) base_rest.push_back(b.program);
+  EXPECT_EQ(rest, base_rest);
+}
+
 TEST(Ranker, CrossTaskFeaturesHaveOneLength) {
   const HardwareInfo hw = avx512();
   std::mt19937_64 rng(1);
@@ -478,11 +504,7 @@ TEST(Ranker, ZeroShotPointwiseExpertFirstWhenTheWeightsFillHalfTheL2) {
     pointwise++;
     EXPECT_NE(base.at(0).program, pw);  // the ranker's order does not put it first
     EXPECT_EQ(c.at(0).program, pw);
-    std::vector<Program> rest, base_rest;
-    for (size_t i = 1; i < c.size(); i++) rest.push_back(c[i].program);
-    for (const ZeroShotChoice& b : base)
-      if (b.program != pw) base_rest.push_back(b.program);
-    EXPECT_EQ(rest, base_rest);
+    expect_front_moved(c, base);
   }
   EXPECT_GE(pointwise, 1);
   EXPECT_GE(taps, 1);
@@ -491,8 +513,9 @@ TEST(Ranker, ZeroShotPointwiseExpertFirstWhenTheWeightsFillHalfTheL2) {
 // The streamed-weight rule (ZeroShotOptions::streamed_root, on in the "ranker" mode): on a matrix
 // product whose weight is larger than the last-level cache, the ranker's best streaming expert
 // over the weight packed once (streamed_root_expert) comes first even when the ranker puts every
-// one of them last; the other candidates keep the ranker's order; with the rule off, or a cache
-// that holds the weight, the order is the ranker's. A 16 x 50 weight (3.2 KB) and small caches.
+// one of them last; the other candidates keep the ranker's order; with the rule off the order is
+// the ranker's, and with a cache that holds the weight there is no such expert among the
+// candidates. A 16 x 50 weight (3.2 KB) and small caches.
 TEST(Ranker, ZeroShotStreamedRootExpertFirstWhenTheWeightExceedsTheL3) {
   TinyModel m(5);
   const HardwareInfo small = parse_hardware_key("isa=avx2,cores=1,vec=8,l1=32k,l2=1k,l3=2k");
@@ -506,29 +529,18 @@ TEST(Ranker, ZeroShotStreamedRootExpertFirstWhenTheWeightExceedsTheL3) {
   const Ranker r = ranker_fit_to(*h, 7, [&](const Program& p) {
     return streamed_root_expert(h->space, small, p) ? 3.0 : 1.0;
   });
-  ZeroShotOptions zo = zero_shot_mode("ranker");
-  EXPECT_TRUE(zo.streamed_root);
-  zo.ranker = &r;
-  const std::vector<ZeroShotChoice> c = zero_shot_candidates(*m.lm, m.tok, *h->printer, small, zo);
-  zo.streamed_root = false;
-  const std::vector<ZeroShotChoice> base =
-      zero_shot_candidates(*m.lm, m.tok, *h->printer, small, zo);
+  const auto [c, base] = with_and_without(m, *h, small, r, &ZeroShotOptions::streamed_root);
   ASSERT_EQ(c.size(), base.size());
   ASSERT_FALSE(c.empty());
   EXPECT_FALSE(streamed_root_expert(h->space, small, base.at(0).program))
       << "the fitted ranker should put the streaming experts late";
   EXPECT_TRUE(streamed_root_expert(h->space, small, c.at(0).program));
-  std::vector<Program> rest, base_rest;
-  for (size_t i = 1; i < c.size(); i++) rest.push_back(c[i].program);
-  for (const ZeroShotChoice& b : base)
-    if (b.program != c[0].program) base_rest.push_back(b.program);
-  EXPECT_EQ(rest, base_rest);
-  // A last-level cache that holds the weight: no streaming expert over it packed once, the
-  // ranker's order with the rule on.
-  zo.streamed_root = true;
-  const std::vector<ZeroShotChoice> roomy_c =
-      zero_shot_candidates(*m.lm, m.tok, *h->printer, roomy, zo);
-  for (const ZeroShotChoice& x : roomy_c) EXPECT_FALSE(streamed_root_expert(h->space, roomy, x.program));
+  expect_front_moved(c, base);
+  // A last-level cache that holds the weight: no streaming expert over it packed once.
+  ZeroShotOptions zo = zero_shot_mode("ranker");
+  zo.ranker = &r;
+  for (const ZeroShotChoice& x : zero_shot_candidates(*m.lm, m.tok, *h->printer, roomy, zo))
+    EXPECT_FALSE(streamed_root_expert(h->space, roomy, x.program));
 }
 
 // The copy-twin rule (ZeroShotOptions::copy_twins, on in the "ranker" mode): on AVX-512 a blocked
@@ -562,13 +574,7 @@ TEST(Ranker, ZeroShotExpertsAreFollowedByTheirCopyTwins) {
         if (copy_twins(h->space, p, e)) return p.values < e.values ? 1.0 : 3.0;
       return 1.5;
     });
-    ZeroShotOptions zo = zero_shot_mode("ranker");
-    EXPECT_TRUE(zo.copy_twins);
-    zo.ranker = &r;
-    const std::vector<ZeroShotChoice> c = zero_shot_candidates(*m.lm, m.tok, *h->printer, hw, zo);
-    zo.copy_twins = false;
-    const std::vector<ZeroShotChoice> base =
-        zero_shot_candidates(*m.lm, m.tok, *h->printer, hw, zo);
+    const auto [c, base] = with_and_without(m, *h, hw, r, &ZeroShotOptions::copy_twins);
     ASSERT_EQ(c.size(), base.size());
     ASSERT_FALSE(c.empty());
     EXPECT_EQ(c[0].program, base[0].program);
