@@ -413,6 +413,11 @@ void select_in_model(Run& run, const Graph& g, const Partition& p) {
     res.finalists = (int)f.size();
     res.pick = pick[t.index];
     res.best_sentence = f[res.pick];
+    // Its time there, per instance (the turns sum the task's instances); the end-to-end run
+    // (step 5), when asked for, replaces it with that run's.
+    const std::vector<double>& picked = timed.turns_s[t.index][res.pick];
+    if (!picked.empty() && res.weight > 0)
+      res.in_model_s = stats_from_samples(picked).median_s / res.weight;
     // Its latency alone: the latest re-measurement, else (no re-measurement: --remeasure 0) its
     // search record.
     const MeasureRecord *again = nullptr, *first = nullptr;

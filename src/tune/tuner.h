@@ -97,7 +97,8 @@ struct TaskResult {
   int ok = 0;              // error-free among `trials`
   double best_s = 0;       // final best (re-measured) latency; 0: no valid program
   double best_spread = 0;  // its timing samples' (q3 - q1) / median: 0.03 = 3% noise
-  double in_model_s = 0;   // its latency per instance inside the tuned model (end to end)
+  double in_model_s = 0;   // its latency per instance inside the model: the tuned model's end-
+                           // to-end run, else the in-model selection's (step 4b) time of the pick
   std::string best_sentence;
   std::string note;   // why a task was skipped, if it was
   int finalists = 0;  // programs timed inside the model in step 4b (0: not selected there)

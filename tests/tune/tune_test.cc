@@ -288,6 +288,59 @@ TEST(Tune, FinalistsAreTimedInsideTheModelAndTheFastestThereIsDeployed) {
   EXPECT_EQ(selected, tasks);
 }
 
+// Without the end-to-end run, the table's "in model ms" of a selected task is its pick's time in
+// the selection (per instance), the median of that finalist's in-model record over the weight.
+TEST(Tune, TheInModelColumnShowsThePicksSelectionTimeWithoutTheEndToEndRun) {
+  TempFile f("in_model_column");
+  Graph g = tiny_model();
+  Partition p = partition_graph(g);
+  WorkerResult w = run_isolated(
+      [&] {
+        TuneOptions o = tiny("random", f.path(), 4);
+        o.remeasure_top = 3;
+        o.in_model_finalists = 2;
+        o.in_model.turns = 4;
+        o.in_model.runs_per_turn = 1;
+        o.model_inputs = {random_tensor(DType::F32, {1, 4, 8, 8}, 5)};
+        o.e2e = false;
+        TuneReport r = tune_model(g, p, o);
+        std::ostringstream os;
+        os.precision(17);
+        os << r.e2e_done << "\n";
+        for (const TaskResult& t : r.tasks)
+          os << t.task_id << " " << t.finalists << " " << t.weight << " " << t.in_model_s << " "
+             << t.best_sentence << "\n";
+        return os.str();
+      },
+      300);
+  ASSERT_EQ(w.status, WorkerStatus::Ok) << w.describe() << w.payload;
+  std::istringstream is(w.payload);
+  int e2e_done = 1;
+  is >> e2e_done;
+  EXPECT_EQ(e2e_done, 0) << w.payload;
+  std::vector<MeasureRecord> in = with_strategy(f.path(), std::string("random") + kInModelSuffix);
+  int selected = 0;
+  for (size_t k = 0; k < p.tasks.size(); k++) {
+    int id = 0, n = 0, weight = 0;
+    double in_model_s = 0;
+    std::string sentence;
+    is >> id >> n >> weight >> in_model_s;
+    std::getline(is >> std::ws, sentence);
+    if (n <= 1) {
+      EXPECT_EQ(in_model_s, 0.0) << "task " << id << " was not selected: no in-model time";
+      continue;
+    }
+    selected++;
+    const MeasureRecord* pick = nullptr;
+    for (const MeasureRecord& m : in)
+      if (m.sentence == sentence) pick = &m;
+    ASSERT_NE(pick, nullptr) << "task " << id;
+    EXPECT_GT(in_model_s, 0) << "task " << id;
+    EXPECT_NEAR(in_model_s, pick->median_s / weight, 1e-6 * pick->median_s) << "task " << id;
+  }
+  EXPECT_GE(selected, 1) << w.payload;
+}
+
 TEST(MeasureFile, MeasuresSentencesOnceAndRejectsGarbage) {
   TempFile sentences("sentences"), records("measure_records");
   std::unique_ptr<TaskHarness> b =
