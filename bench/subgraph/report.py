@@ -82,13 +82,17 @@ def read_tvm(path, tasks):
     return out
 
 
-def throughput(log):
-    """(valid measurements, seconds of measuring) summed over a run.sh log's tune runs."""
+def throughput(strategy):
+    """(valid measurements, seconds of measuring) summed over the tune runs of a strategy's run.sh
+    log: RESULTS/STRATEGY.log, or RESULTS/logs/STRATEGY.log (where the machine READMEs keep it)."""
     valid = secs = 0
-    if os.path.exists(log):
-        for m in re.finditer(r"\((\d+) valid\) in (\S+) of measuring", open(log).read()):
-            valid += int(m.group(1))
-            secs += seconds(m.group(2))
+    for log in (os.path.join(RESULTS, strategy + ".log"),
+                os.path.join(RESULTS, "logs", strategy + ".log")):
+        if os.path.exists(log):
+            for m in re.finditer(r"\((\d+) valid\) in (\S+) of measuring", open(log).read()):
+                valid += int(m.group(1))
+                secs += seconds(m.group(2))
+            break
     return valid, secs
 
 
@@ -197,7 +201,7 @@ def main():
     md += ["", "Measurement throughput (from the tune logs: valid measurements per minute of "
            "measuring, one core per strategy):", ""]
     for s in strategies:
-        valid, secs = throughput(os.path.join(RESULTS, s + ".log"))
+        valid, secs = throughput(s)
         if secs:
             md.append(f"- {s}: {valid} valid in {secs / 60:.1f} min = {valid * 60 / secs:.1f}/min")
     open(os.path.join(RESULTS, "summary.md"), "w").write("\n".join(md) + "\n")
