@@ -14,7 +14,8 @@
 //                   tasks the records lack get the default schedule (counted in the output)
 // `--csv FILE` writes the table (one row per task and set, then the end-to-end rows).
 // `--alone` then times every task of every set by itself (in a row; after a 64 MiB cache flush;
-// after a 2 ms idle pause) beside its in-model time: what running inside the model costs a task.
+// after the flush with its weights read back in; after a 2 ms idle pause) beside its in-model
+// time: what running inside the model costs a task, and how much of it is the weights' first read.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -231,17 +232,19 @@ std::string comparison_table(const Partition& p, const std::vector<ScheduleSet>&
 
 // --alone: per task, the in-model median per instance next to the same instance timed by itself
 // (hot: in a row; cold: after every thread rewrote its share of 64 MiB, more than any last-level
-// cache of this machine kind; idle: after a 2 ms sleep, so the pool's workers have gone to
-// sleep), then the sums.
+// cache of this machine kind; cold+w: the same, then the instance's weights read back in; idle:
+// after a 2 ms sleep, so the pool's workers have gone to sleep), then the sums.
 std::string alone_table(const Partition& p, CompiledModel& m, const std::vector<Tensor>& inputs,
                         const Timing& in_model, int repeat) {
-  AloneOptions hot, cold, idle;
-  hot.repeat = cold.repeat = idle.repeat = repeat;
-  cold.flush_bytes = kModelFlushBytes;
+  AloneOptions hot, cold, cold_w, idle;
+  hot.repeat = cold.repeat = cold_w.repeat = idle.repeat = repeat;
+  cold.flush_bytes = cold_w.flush_bytes = kModelFlushBytes;
+  cold_w.touch_constants = true;
   idle.pause_us = 2000;
   std::fprintf(stderr, "timing %zu instances alone, cold and idle...\n", p.instances.size());
   const std::vector<std::vector<double>> t = {in_model.instance_ms, m.time_alone(inputs, hot),
                                               m.time_alone(inputs, cold),
+                                              m.time_alone(inputs, cold_w),
                                               m.time_alone(inputs, idle)};
   // total[c][task]: column c's ms summed over the task's instances; count[task]: instances.
   const size_t nt = p.tasks.size();
@@ -253,8 +256,8 @@ std::string alone_table(const Partition& p, CompiledModel& m, const std::vector<
   }
   std::string out;
   char cell[256];
-  std::snprintf(cell, sizeof cell, "%4s  %-24s %9s %10s %10s %10s %10s %9s\n", "task", "kind",
-                "instances", "in-model", "alone", "cold", "idle", "in/alone");
+  std::snprintf(cell, sizeof cell, "%4s  %-24s %9s %10s %10s %10s %10s %10s %9s\n", "task",
+                "kind", "instances", "in-model", "alone", "cold", "cold+w", "idle", "in/alone");
   out += cell;
   auto row = [&](const char* id, const char* kind, size_t n, const std::vector<double>& v) {
     std::snprintf(cell, sizeof cell, "%4s  %-24.24s %9zu", id, kind, n);
@@ -278,8 +281,8 @@ std::string alone_table(const Partition& p, CompiledModel& m, const std::vector<
   }
   row("", "sum", p.instances.size(), sum);
   out += "  (ms summed over each task's instances, each a median; alone: the instance run by "
-         "itself in a row; cold: after every thread rewrote its share of 64 MiB; idle: after a "
-         "2 ms sleep)\n";
+         "itself in a row; cold: after every thread rewrote its share of 64 MiB; cold+w: the same, "
+         "then its weights read back in; idle: after a 2 ms sleep)\n";
   return out;
 }
 
@@ -465,8 +468,9 @@ Command add_run_command(CLI::App& app) {
   cmd->add_option("--model", o->model_path,
                   "the checkpoint of the `tlm` schedule set (default: models/tlm.ckpt)");
   cmd->add_flag("--alone", o->alone,
-                "after timing, time every task by itself too (hot, after a cache flush, after "
-                "an idle pause) beside its in-model time: what running inside the model costs");
+                "after timing, time every task by itself too (hot, after a cache flush, after a "
+                "flush with its weights read back in, after an idle pause) beside its in-model "
+                "time: what running inside the model costs");
   cmd->add_option("--csv", o->csv,
                   "with --schedules: write the per-task and end-to-end table as CSV");
   return {cmd, [o, no_verify] {

@@ -295,7 +295,7 @@ TEST(CliRun, AloneTimesEveryTaskBesideItsInModelTime) {
   EXPECT_EQ(r.code, 0) << r.output;
   const size_t at = r.output.find("in the model vs alone:");
   ASSERT_NE(at, std::string::npos) << r.output;
-  for (const char* column : {"in-model", "alone", "cold", "idle", "in/alone", "conv2d", "sum"})
+  for (const char* column : {"in-model", "alone", "cold", "cold+w", "idle", "in/alone", "conv2d", "sum"})
     EXPECT_NE(r.output.find(column, at), std::string::npos) << column << "\n" << r.output;
 }
 
