@@ -32,6 +32,18 @@ TuneOptions tiny(const std::string& strategy, const std::string& records, int tr
   return o;
 }
 
+// tiny() with the in-model selection of step 4b: two finalists a task (of the three re-measured),
+// four turns of one run each (two turns a finalist), on tiny_model()'s input.
+TuneOptions tiny_in_model(const std::string& records) {
+  TuneOptions o = tiny("random", records, 4);
+  o.remeasure_top = 3;
+  o.in_model_finalists = 2;
+  o.in_model.turns = 4;
+  o.in_model.runs_per_turn = 1;
+  o.model_inputs = {random_tensor(DType::F32, {1, 4, 8, 8}, 5)};
+  return o;
+}
+
 std::vector<MeasureRecord> with_strategy(const std::string& path, const std::string& strategy) {
   std::vector<MeasureRecord> out;
   for (MeasureRecord& r : load_records(path))
@@ -224,12 +236,7 @@ TEST(Tune, FinalistsAreTimedInsideTheModelAndTheFastestThereIsDeployed) {
   Partition p = partition_graph(g);
   WorkerResult w = run_isolated(
       [&] {
-        TuneOptions o = tiny("random", f.path(), 4);
-        o.remeasure_top = 3;
-        o.in_model_finalists = 2;
-        o.in_model.turns = 4;  // two finalists a task: two turns each
-        o.in_model.runs_per_turn = 1;
-        o.model_inputs = {random_tensor(DType::F32, {1, 4, 8, 8}, 5)};
+        TuneOptions o = tiny_in_model(f.path());
         o.e2e_repeat = 2;
         TuneReport r = tune_model(g, p, o);
         std::ostringstream os;
@@ -296,12 +303,7 @@ TEST(Tune, TheInModelColumnShowsThePicksSelectionTimeWithoutTheEndToEndRun) {
   Partition p = partition_graph(g);
   WorkerResult w = run_isolated(
       [&] {
-        TuneOptions o = tiny("random", f.path(), 4);
-        o.remeasure_top = 3;
-        o.in_model_finalists = 2;
-        o.in_model.turns = 4;
-        o.in_model.runs_per_turn = 1;
-        o.model_inputs = {random_tensor(DType::F32, {1, 4, 8, 8}, 5)};
+        TuneOptions o = tiny_in_model(f.path());
         o.e2e = false;
         TuneReport r = tune_model(g, p, o);
         std::ostringstream os;
