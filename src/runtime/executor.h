@@ -55,8 +55,9 @@ struct AloneOptions {
   int64_t flush_bytes = 0;  // > 0: every thread rewrites its share of this much scratch memory
                             // before every timed run (evicts the caches)
   int pause_us = 0;         // > 0: sleep this long before every timed run (idle pool workers)
-  // After the flush, read the instance's constant inputs (its weights, as its program stores
-  // them) back in, one byte per cache line: cold activations, warm weights. Against the plain
+  // After the flush, read the instance's inputs that live outside the activation arena back
+  // in, one byte per cache line: its weights as its program stores them (and, for the model's
+  // first tasks, the caller's input tensor). Cold activations, warm weights: against the plain
   // cold column this says how much of a task's cold time is its first read of the weights.
   bool touch_constants = false;
 };

@@ -1,14 +1,13 @@
-// Expert targets of the channel-blocked convolution (ConvNchwc, [N, C/B, H, W, B]; expert_internal.h):
-// MLAS's NCHWc kernel shapes, its loop orders over whole output rows, and the forms long searches
-// found on AVX-512. Which measurement chose each is said where it is made.
+// Expert targets of the channel-blocked convolution (ConvNchwc, [N, C/B, H, W, B];
+// expert_internal.h): MLAS's NCHWc kernel shapes, its loop orders over whole output rows, and the
+// forms long searches found on AVX-512. Which measurement chose each is said where it is made.
 #include <vector>
 
 #include "space/expert_internal.h"
 
 namespace tlm {
 namespace space_detail {
-// Channel-blocked convolution (ConvNchwc): the anchor's vars are (lane, width, height, channel
-// block, batch) and the stage is named after the op.
+
 bool is_nchwc(const SpaceStage& st) {
   return st.name.find("convnchwc") != std::string::npos && st.extents.size() == 5;
 }
