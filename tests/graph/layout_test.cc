@@ -172,5 +172,63 @@ TEST(BlockChannels, PointwiseConvsOfNarrowMapsRunOverTheFlattenedPixels) {
   }
 }
 
+// Strided 1x1 convolutions (ResNet's downsampling shortcuts) whose output is narrow: a Slice
+// with steps takes every s-th pixel of the blocked input and the convolution runs with unit
+// stride over those pixels flattened, writing a flattened output; an output 28 wide stays a
+// 2-D strided convolution; TLM_FLAT_PIXELS=0 turns it off. Same function either way, odd input
+// extents (13 -> 7) included.
+TEST(BlockChannels, StridedPointwiseConvsOfNarrowOutputsSubsampleThenRunFlattened) {
+  for (bool on : {true, false}) {
+    SCOPED_TRACE(on ? "subsampled" : "TLM_FLAT_PIXELS=0");
+    if (!on) setenv("TLM_FLAT_PIXELS", "0", 1);
+    Graph g;
+    ValueId x = g.add_input("x", DType::F32, {1, 16, 14, 14});
+    ValueId y = g.add_input("y", DType::F32, {1, 8, 13, 13});
+    ValueId z = g.add_input("z", DType::F32, {1, 8, 56, 56});
+    ValueId sx = conv(g, x, 32, 16, 1, 2, 1, 100);  // -> 7x7, then the residual and relu
+    ValueId r = conv(g, g.add(Op::Relu, {conv(g, x, 32, 16, 3, 2, 1, 110)}), 32, 32, 1, 1, 1, 120);
+    g.mark_output(g.add(Op::Relu, {g.add(Op::Add, {sx, r})}));
+    g.mark_output(conv(g, y, 16, 8, 1, 2, 1, 130));  // 13x13 -> 7x7
+    g.mark_output(conv(g, z, 8, 8, 1, 2, 1, 140));   // 56x56 -> 28x28: stays 2-D and strided
+    Graph b = g;
+    block_channels(b, 8);
+    unsetenv("TLM_FLAT_PIXELS");
+    std::vector<Tensor> in = {random_tensor(DType::F32, {1, 16, 14, 14}, 8),
+                              random_tensor(DType::F32, {1, 8, 13, 13}, 9),
+                              random_tensor(DType::F32, {1, 8, 56, 56}, 10)};
+    std::vector<Tensor> want = interpret(g, in), got = interpret(b, in);
+    ASSERT_EQ(want.size(), got.size());
+    for (size_t k = 0; k < want.size(); k++) {
+      ASSERT_EQ(got[k].shape(), want[k].shape());
+      EXPECT_LE(max_rel_violation(got[k], want[k], 1e-5, 1e-5), 1.0) << "output " << k;
+    }
+    auto producer = [&](ValueId v) -> const Node* {
+      for (const Node& n : b.nodes)
+        if (n.outputs[0] == v) return &n;
+      return nullptr;
+    };
+    int subsampled = 0, strided_1x1 = 0;
+    for (const Node& n : b.nodes) {
+      if (n.op != Op::ConvNchwc || b.value(n.inputs[1]).shape[2] != 1) continue;
+      const bool strided = n.ints("strides") != V{1, 1};
+      strided_1x1 += strided;
+      const Shape& in0 = b.value(n.inputs[0]).shape;
+      const Node* src = producer(n.inputs[0]);
+      if (in0.size() == 5 && in0[2] == 1 && src != nullptr && src->op == Op::Reshape) {
+        const Node* sub = producer(src->inputs[0]);
+        if (sub != nullptr && sub->op == Op::Slice) {
+          EXPECT_EQ(sub->ints("steps"), (V{1, 1, 2, 2, 1}));
+          EXPECT_FALSE(strided);
+          EXPECT_EQ(in0[3], 49);
+          EXPECT_EQ(b.value(n.outputs[0]).shape[3], 49);  // written flattened
+          subsampled++;
+        }
+      }
+    }
+    EXPECT_EQ(subsampled, on ? 2 : 0);
+    EXPECT_EQ(strided_1x1, on ? 1 : 3);
+  }
+}
+
 }  // namespace
 }  // namespace tlm
