@@ -168,30 +168,27 @@ class Blocker {
                     name + "/sub_flat");
   }
 
+  // Whether every value of n's int-list attribute `key` is `want` (true when n has none).
+  static bool all_are(const Node& n, const char* key, int64_t want) {
+    if (!n.has(key)) return true;
+    for (int64_t v : n.ints(key))
+      if (v != want) return false;
+    return true;
+  }
+
   // Whether the Conv n runs over the flattened pixels (kFlatWidth).
   bool flattens(const Node& n, const Shape& xs, const Shape& ws) const {
-    auto all = [&](const char* key, int64_t want) {
-      if (!n.has(key)) return true;
-      for (int64_t v : n.ints(key))
-        if (v != want) return false;
-      return true;
-    };
-    return flat_ok_ && n.i("group", 1) == 1 && ws[2] == 1 && ws[3] == 1 && all("strides", 1) &&
-           all("pads", 0) && all("dilations", 1) && xs[2] > 1 && xs[3] <= kFlatWidth;
+    return flat_ok_ && n.i("group", 1) == 1 && ws[2] == 1 && ws[3] == 1 &&
+           all_are(n, "strides", 1) && all_are(n, "pads", 0) && all_are(n, "dilations", 1) &&
+           xs[2] > 1 && xs[3] <= kFlatWidth;
   }
 
   // The strides {sh, sw} of a strided 1x1 Conv n whose output is narrow enough to flatten: it
   // runs as a subsampling Slice of its input and a unit-stride 1x1 Conv over the flattened pixels
   // (kFlatWidth); {0, 0} when n is not one.
   std::pair<int64_t, int64_t> subsamples(const Node& n, const Shape& xs, const Shape& ws) const {
-    auto all = [&](const char* key, int64_t want) {
-      if (!n.has(key)) return true;
-      for (int64_t v : n.ints(key))
-        if (v != want) return false;
-      return true;
-    };
     if (!flat_ok_ || n.i("group", 1) != 1 || ws[2] != 1 || ws[3] != 1 || !n.has("strides") ||
-        all("strides", 1) || !all("pads", 0) || !all("dilations", 1))
+        all_are(n, "strides", 1) || !all_are(n, "pads", 0) || !all_are(n, "dilations", 1))
       return {0, 0};
     const std::vector<int64_t> s = n.ints("strides");
     if (s.size() != 2 || s[0] < 1 || s[1] < 1) return {0, 0};
@@ -232,7 +229,8 @@ class Blocker {
     // A 1x1 convolution of a narrow map reads it with the pixels flattened (kFlatWidth).
     const bool x_blocked = has_blocked(x) || ci % B_ == 0 || depthwise;
     const bool flat_in = x_blocked && !depthwise && flattens(n, xs, ws);
-    const auto [sh, sw] = x_blocked && !depthwise ? subsamples(n, xs, ws) : std::pair<int64_t, int64_t>{0, 0};
+    const auto [sh, sw] =
+        x_blocked && !depthwise ? subsamples(n, xs, ws) : std::pair<int64_t, int64_t>{0, 0};
     const bool flat_conv = flat_in || sh > 0;
     const ValueId xin = !x_blocked ? plain(x)
                         : flat_in  ? flat(x)
