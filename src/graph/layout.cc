@@ -153,18 +153,19 @@ class Blocker {
                                g_.value(v).name + "/flat");
   }
 
-  // Every sh-th row and sw-th column of v, blocked and with the pixels flattened:
-  // [N, C'/B, 1, Ho*Wo, B], a strided Slice of the blocked value and a Reshape view of it.
-  ValueId subsampled_flat(ValueId v, int64_t sh, int64_t sw) {
+  // Every sh-th row and sw-th column of v, blocked and with the pixels flattened to the
+  // `pixels` = Ho*Wo of the conv reading it: [N, C'/B, 1, Ho*Wo, B], a strided Slice of the
+  // blocked value and a Reshape view of it.
+  ValueId subsampled_flat(ValueId v, int64_t sh, int64_t sw, int64_t pixels) {
     const Shape& s = shape(v);
-    const int64_t cb = padded(s[1]) / B_, ho = (s[2] - 1) / sh + 1, wo = (s[3] - 1) / sw + 1;
+    const int64_t cb = padded(s[1]) / B_;
     const std::string& name = g_.value(v).name;
     ValueId sub = out_.add(Op::Slice, {blocked(v)},
                            {{"starts", std::vector<int64_t>{0, 0, 0, 0, 0}},
                             {"ends", Shape{s[0], cb, s[2], s[3], B_}},
                             {"steps", std::vector<int64_t>{1, 1, sh, sw, 1}}},
                            name + "/sub" + std::to_string(sh) + "x" + std::to_string(sw));
-    return out_.add(Op::Reshape, {sub}, {{"shape", Shape{s[0], cb, 1, ho * wo, B_}}},
+    return out_.add(Op::Reshape, {sub}, {{"shape", Shape{s[0], cb, 1, pixels, B_}}},
                     name + "/sub_flat");
   }
 
@@ -176,24 +177,25 @@ class Blocker {
     return true;
   }
 
+  // Whether the flattening rules may touch the Conv n: 1x1, group 1, no padding or dilation.
+  bool pointwise(const Node& n, const Shape& ws) const {
+    return flat_ok_ && n.i("group", 1) == 1 && ws[2] == 1 && ws[3] == 1 && all_are(n, "pads", 0) &&
+           all_are(n, "dilations", 1);
+  }
+
   // Whether the Conv n runs over the flattened pixels (kFlatWidth).
   bool flattens(const Node& n, const Shape& xs, const Shape& ws) const {
-    return flat_ok_ && n.i("group", 1) == 1 && ws[2] == 1 && ws[3] == 1 &&
-           all_are(n, "strides", 1) && all_are(n, "pads", 0) && all_are(n, "dilations", 1) &&
-           xs[2] > 1 && xs[3] <= kFlatWidth;
+    return pointwise(n, ws) && all_are(n, "strides", 1) && xs[2] > 1 && xs[3] <= kFlatWidth;
   }
 
   // The strides {sh, sw} of a strided 1x1 Conv n whose output is narrow enough to flatten: it
   // runs as a subsampling Slice of its input and a unit-stride 1x1 Conv over the flattened pixels
   // (kFlatWidth); {0, 0} when n is not one.
-  std::pair<int64_t, int64_t> subsamples(const Node& n, const Shape& xs, const Shape& ws) const {
-    if (!flat_ok_ || n.i("group", 1) != 1 || ws[2] != 1 || ws[3] != 1 || !n.has("strides") ||
-        all_are(n, "strides", 1) || !all_are(n, "pads", 0) || !all_are(n, "dilations", 1))
-      return {0, 0};
+  std::pair<int64_t, int64_t> subsamples(const Node& n, const Shape& ws) const {
+    if (!pointwise(n, ws) || all_are(n, "strides", 1)) return {0, 0};
     const std::vector<int64_t> s = n.ints("strides");
-    if (s.size() != 2 || s[0] < 1 || s[1] < 1) return {0, 0};
-    const int64_t ho = (xs[2] - 1) / s[0] + 1, wo = (xs[3] - 1) / s[1] + 1;
-    if (ho <= 1 || wo > kFlatWidth) return {0, 0};
+    const Shape& os = shape(n.outputs[0]);
+    if (s.size() != 2 || s[0] < 1 || s[1] < 1 || os[2] <= 1 || os[3] > kFlatWidth) return {0, 0};
     return {s[0], s[1]};
   }
 
@@ -230,11 +232,12 @@ class Blocker {
     const bool x_blocked = has_blocked(x) || ci % B_ == 0 || depthwise;
     const bool flat_in = x_blocked && !depthwise && flattens(n, xs, ws);
     const auto [sh, sw] =
-        x_blocked && !depthwise ? subsamples(n, xs, ws) : std::pair<int64_t, int64_t>{0, 0};
+        x_blocked && !depthwise ? subsamples(n, ws) : std::pair<int64_t, int64_t>{0, 0};
     const bool flat_conv = flat_in || sh > 0;
+    const Shape& os = shape(n.outputs[0]);
     const ValueId xin = !x_blocked ? plain(x)
                         : flat_in  ? flat(x)
-                        : sh > 0   ? subsampled_flat(x, sh, sw)
+                        : sh > 0   ? subsampled_flat(x, sh, sw, os[2] * os[3])
                                    : blocked(x);
     const int64_t cop = padded(co), cg = depthwise ? 1 : x_blocked ? padded(ci) : ci;
     // W [Co, Cg, kh, kw] -> zero-padded to [Co', Cg', kh, kw] -> [Co'/B, Cg', kh, kw, B], or

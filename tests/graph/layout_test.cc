@@ -19,6 +19,17 @@ int count_op(const Graph& g, Op op) {
   return n;
 }
 
+// The rewritten graph b computes what g does on the inputs `in` (interpreted, each output within
+// 1e-5 relative + 1e-5 absolute).
+void expect_same_function(const Graph& g, const Graph& b, const std::vector<Tensor>& in) {
+  std::vector<Tensor> want = interpret(g, in), got = interpret(b, in);
+  ASSERT_EQ(want.size(), got.size());
+  for (size_t k = 0; k < want.size(); k++) {
+    ASSERT_EQ(got[k].shape(), want[k].shape());
+    EXPECT_LE(max_rel_violation(got[k], want[k], 1e-5, 1e-5), 1.0) << "output " << k;
+  }
+}
+
 ValueId conv(Graph& g, ValueId x, int64_t co, int64_t ci_g, int64_t k, int64_t stride,
              int64_t group, uint64_t seed) {
   ValueId w = g.add_constant(g.unique_name("w"), random_tensor(DType::F32, {co, ci_g, k, k}, seed));
@@ -60,14 +71,11 @@ TEST(BlockChannels, SameFunctionAndTheExpectedRewrites) {
     Graph g = small_cnn();
     Graph b = g;
     block_channels(b, block);
-    std::vector<Tensor> in = {random_tensor(DType::F32, {1, 3, 20, 20}, 5)};
-    std::vector<Tensor> want = interpret(g, in), got = interpret(b, in);
-    ASSERT_EQ(want.size(), got.size());
-    for (size_t k = 0; k < want.size(); k++) {
-      ASSERT_EQ(got[k].shape(), want[k].shape());
-      EXPECT_LE(max_rel_violation(got[k], want[k], 1e-5, 1e-5), 1.0) << "output " << k;
+    ASSERT_NO_FATAL_FAILURE(
+        expect_same_function(g, b, {random_tensor(DType::F32, {1, 3, 20, 20}, 5)}));
+    ASSERT_EQ(b.outputs.size(), g.outputs.size());
+    for (size_t k = 0; k < g.outputs.size(); k++)
       EXPECT_EQ(b.value(b.outputs[k]).name, g.value(g.outputs[k]).name);
-    }
     // Every conv is blocked, except the one to 12 channels by 16 (12 < 16: padding would waste
     // more than half); the 1x1 conv after it then reads its plain input.
     EXPECT_EQ(count_op(b, Op::ConvNchwc), block == 16 ? 4 : 5);
@@ -144,14 +152,9 @@ TEST(BlockChannels, PointwiseConvsOfNarrowMapsRunOverTheFlattenedPixels) {
     Graph b = g;
     block_channels(b, 8);
     unsetenv("TLM_FLAT_PIXELS");
-    std::vector<Tensor> in = {random_tensor(DType::F32, {1, 16, 7, 7}, 6),
-                              random_tensor(DType::F32, {1, 8, 28, 28}, 7)};
-    std::vector<Tensor> want = interpret(g, in), got = interpret(b, in);
-    ASSERT_EQ(want.size(), got.size());
-    for (size_t k = 0; k < want.size(); k++) {
-      ASSERT_EQ(got[k].shape(), want[k].shape());
-      EXPECT_LE(max_rel_violation(got[k], want[k], 1e-5, 1e-5), 1.0) << "output " << k;
-    }
+    ASSERT_NO_FATAL_FAILURE(expect_same_function(g, b,
+                                                 {random_tensor(DType::F32, {1, 16, 7, 7}, 6),
+                                                  random_tensor(DType::F32, {1, 8, 28, 28}, 7)}));
     int flat_convs = 0, flat_elemwise = 0, convs = 0;
     for (const Node& n : b.nodes) {
       const Shape& in0 = b.value(n.inputs[0]).shape;
@@ -193,15 +196,10 @@ TEST(BlockChannels, StridedPointwiseConvsOfNarrowOutputsSubsampleThenRunFlattene
     Graph b = g;
     block_channels(b, 8);
     unsetenv("TLM_FLAT_PIXELS");
-    std::vector<Tensor> in = {random_tensor(DType::F32, {1, 16, 14, 14}, 8),
-                              random_tensor(DType::F32, {1, 8, 13, 13}, 9),
-                              random_tensor(DType::F32, {1, 8, 56, 56}, 10)};
-    std::vector<Tensor> want = interpret(g, in), got = interpret(b, in);
-    ASSERT_EQ(want.size(), got.size());
-    for (size_t k = 0; k < want.size(); k++) {
-      ASSERT_EQ(got[k].shape(), want[k].shape());
-      EXPECT_LE(max_rel_violation(got[k], want[k], 1e-5, 1e-5), 1.0) << "output " << k;
-    }
+    ASSERT_NO_FATAL_FAILURE(expect_same_function(g, b,
+                                                 {random_tensor(DType::F32, {1, 16, 14, 14}, 8),
+                                                  random_tensor(DType::F32, {1, 8, 13, 13}, 9),
+                                                  random_tensor(DType::F32, {1, 8, 56, 56}, 10)}));
     auto producer = [&](ValueId v) -> const Node* {
       for (const Node& n : b.nodes)
         if (n.outputs[0] == v) return &n;
