@@ -12,6 +12,10 @@
 #   bench/heldout/run.sh final THREADS           peers, one `tlm run` per model, peers again
 #   bench/heldout/run.sh select THREADS          the tuner's last steps (re-measurement, in-model
 #                                                selection) again on finished record sets
+#   bench/heldout/run.sh fill THREADS            finished record sets: tune the tasks they have
+#                                                no program for (`tlm tune --missing`: tasks a
+#                                                change of the graph added), each set's strategy
+#                                                and budget per task
 #   bench/heldout/run.sh oneproc THREADS         every set's AOT artifact and ONNX Runtime in ONE
 #                                                process, taking turns (bench/heldout/oneproc.py)
 #   bench/heldout/run.sh report                  bench/heldout/report.py -> heldout.md, heldout.csv
@@ -24,6 +28,11 @@
 # program) is measured and step 4b (in-model selection, src/tune/in_model.h) times each task's
 # finalists inside the model. For record sets tuned before session 52 (no in-model step), so
 # every set is chosen the same way. Appends to the records and the tune logs.
+# fill: the same finished sets, each tuned again with `--missing`: only the tasks without a record
+# of its strategy (a graph rewrite gives a model new task keys: session 62's strided shortcuts
+# gave ResNet-50 two), at the set's strategy and budget per task, then the tuner's steps 4 and 4b
+# for them; a set with no task missing measures nothing (an evolutionary100 cut gets its missing
+# tasks searched at 100 per task on their own).
 # tune: THREADS=1 with CPUs (`tune 1 0 1`): one lane per CPU, pinned there (taskset) with
 # --threads 1; the jobs x models are spread over the lanes by a rough cost estimate (largest
 # first). THREADS >= 2: one lane, --threads THREADS, not pinned (CPUs are ignored). THREADS=1
@@ -85,7 +94,7 @@ read -r -a jobs <<< "${JOBS:-tlm:10 tlm:32 evolutionary:10 evolutionary:200 hali
 STRATEGIES=" random evolutionary expert-evolutionary tlm tlm-evolutionary halide-mullapudi2016 halide-li2018 halide-adams2019 halide-adams2019-greedy "
 
 usage() {
-  sed -n '11,18p' "$here/run.sh" | sed 's/^# *//' >&2
+  sed -n '11,22p' "$here/run.sh" | sed 's/^# *//' >&2
   exit 1
 }
 
@@ -160,7 +169,7 @@ tune_one() {  # tune_one MODEL STRATEGY TRIALS THREADS CPU("" = not pinned) LANE
   log="$results/logs/$m.t$t.$tag.log"
   local want
   want=$(marker_of "$m" "$s" "$b" "$t")
-  if [[ ${SELECTING:-0} == 1 ]]; then  # select: finished sets only, and they stay finished
+  if [[ ${SELECTING:-0} == 1 ]]; then  # select, fill: finished sets only, and they stay finished
     if [[ -e $rec.meta.json || ( -f $rec.done && $(cat "$rec.done") == "$want" ) ]]; then
       [[ -s $rec || ! -e $rec.gz ]] || gunzip -k "$rec.gz"
       [[ -s $rec ]] || { echo "[$lane] $m $tag: no records" >&2; return 1; }
@@ -175,6 +184,7 @@ tune_one() {  # tune_one MODEL STRATEGY TRIALS THREADS CPU("" = not pinned) LANE
   local cmd=("$tlm_bin" tune "$onnx_dir/$m.onnx" --strategy "$s" --trials-per-task "$b"
     --records "$rec" --threads "$t" --seed 0 --quiet --layout "$layout") env=() pin=()
   [[ ${TUNE_E2E:-0} == 1 ]] || cmd+=(--no-e2e)
+  [[ ${FILLING:-0} == 1 ]] && cmd+=(--missing)
   if [[ $s == halide-adams2019-greedy ]]; then
     env=(env HL_BEAM_SIZE=1)
     cmd[4]=halide-adams2019
@@ -320,8 +330,9 @@ final() {  # final THREADS
   done
 }
 
-select_again() {  # select THREADS
-  local t=${1:?usage: select THREADS}
+select_again() {  # select THREADS; with FILLING=1, fill THREADS
+  local t=${1:?usage: select THREADS} what=select
+  [[ ${FILLING:-0} == 1 ]] && what=fill
   [[ $t =~ ^[1-9][0-9]*$ ]] || die "THREADS must be a positive number, not '$t'"
   local m j s b failed=0
   local -a units=()
@@ -329,11 +340,11 @@ select_again() {  # select THREADS
     units+=("$j")
     [[ $j == evolutionary:200 ]] && units+=("evolutionary:100")
   done
-  echo "== $(date '+%F %T') select: threads $t, ${#models[@]} model(s), jobs: ${units[*]}"
+  echo "== $(date '+%F %T') $what: threads $t, ${#models[@]} model(s), jobs: ${units[*]}"
   for m in "${models[@]}"; do
     for j in "${units[@]}"; do
       s=${j%%:*} b=${j##*:}
-      SELECTING=1 tune_one "$m" "$s" "$b" "$t" "" select || failed=1
+      SELECTING=1 tune_one "$m" "$s" "$b" "$t" "" "$what" || failed=1
     done
   done
   return "$failed"
@@ -378,6 +389,10 @@ main() {
     select)
       (($# == 2)) || usage
       select_again "$2"
+      ;;
+    fill)
+      (($# == 2)) || usage
+      FILLING=1 select_again "$2"
       ;;
     oneproc)
       (($# == 2)) || usage

@@ -48,6 +48,10 @@ int run_tune(TuneCliOptions& o) {
   o.tune.e2e = !o.no_e2e;
   TuneReport r = tune_model(g, p, o.tune);
   std::printf("\n%s", r.table().c_str());
+  if (o.tune.missing_only)
+    std::printf("--missing: %zu task(s) without a record of %s on this machine tuned%s\n",
+                r.tasks.size(), o.tune.strategy.c_str(),
+                r.tasks.empty() ? " (none missing: nothing measured)" : "");
   if (r.e2e_done && !r.e2e_verified) {
     std::fflush(stdout);
     std::fprintf(stderr, "error: the tuned model differs from the reference interpreter\n");
@@ -100,6 +104,10 @@ Command add_tune_command(CLI::App& app) {
       ->check(CLI::Range(1, 4096));
   cmd->add_option("--tasks", o->tune.tasks, "only these task ids (`tlm extract` lists them)")
       ->delimiter(',');
+  cmd->add_flag("--missing", o->tune.missing_only,
+                "only the tasks (of --tasks, if given) with no record of this strategy on this "
+                "machine in --records: e.g. the tasks a change of the graph added to a finished "
+                "set; the budget is --trials-per-task x those tasks");
   cmd->add_option("--remeasure", o->tune.remeasure_top,
                   "re-measure this many best programs per task at the end")
       ->capture_default_str()

@@ -109,6 +109,10 @@ void prepare_tasks(Run& run, const Partition& p) {
   for (size_t i = 0; i < p.tasks.size(); i++) {
     const Task& task = p.tasks[i];
     if (!wanted.empty() && !wanted.count(task.id)) continue;
+    if (run.o.missing_only &&
+        std::any_of(by_task[task.sub.key].begin(), by_task[task.sub.key].end(),
+                    [&](const MeasureRecord* r) { return r->strategy == run.strategy.name; }))
+      continue;
     TaskRun t;
     t.index = (int)i;
     t.result.task_id = task.id;

@@ -5,7 +5,8 @@
 //     1. load the records file (if any) and keep this hardware's records: already-measured
 //        sentences are never measured again, and this strategy's count toward its budget
 //        (resume after a kill -9 loses at most the candidate in flight);
-//     2. make a TaskHarness per task (reference outputs from the interpreter);
+//     2. make a TaskHarness per task (reference outputs from the interpreter); only the listed
+//        tasks, and with missing_only only those this strategy has no record of yet;
 //     3. search strategies: the task scheduler (tune/scheduler.h) picks a task, the policy
 //        (tune/search.h) proposes a batch, each candidate is measured in a worker and appended
 //        (fsync'd) to the records, until trials_per_task x tasks measurements exist;
@@ -63,6 +64,8 @@ struct TuneOptions {
   int batch = 8;               // candidates per scheduler step
   uint64_t seed = 0;           // search randomness and task inputs
   std::vector<int> tasks;      // task ids to tune; empty: all
+  bool missing_only = false;   // only (of those) the tasks without a record of this strategy on
+                               // this hardware: tasks a graph change added to a finished set
   int remeasure_top = 3;       // re-measured programs per task at the end (0: none)
   int remeasure_repeats = 15;  // timing samples of a re-measurement
   int in_model_finalists = 3;  // programs per task timed inside the model (step 4b; <= 1: off)

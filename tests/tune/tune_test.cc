@@ -1,6 +1,7 @@
 // The tuning driver on tiny budgets: random and evolutionary search produce valid records,
-// resuming does not re-measure, Halide's autoschedulers produce measured programs, the tuned
-// model is verified end to end, and `tlm measure` / `tlm tune` behave at the CLI.
+// resuming does not re-measure, missing_only fills just the tasks a set lacks, Halide's
+// autoschedulers produce measured programs, the tuned model is verified end to end, and
+// `tlm measure` / `tlm tune` behave at the CLI.
 #include <signal.h>
 #include <unistd.h>
 
@@ -149,6 +150,46 @@ TEST(Tune, ResumeDoesNotRemeasure) {
   for (const MeasureRecord& m : with_strategy(f.path(), "random")) distinct.insert(m.sentence);
   EXPECT_EQ(distinct.size(), 9u);
   EXPECT_EQ(with_strategy(f.path(), "random").size(), 9u);
+}
+
+// A finished set meets a graph with a task it has no program for (a rewrite added it):
+// missing_only tunes just that task, at the set's budget per task; then nothing is left.
+TEST(Tune, MissingOnlyTunesTheTasksWithoutARecordOfTheStrategy) {
+  TempFile f("missing");
+  Graph g = tiny_model();
+  Partition p = partition_graph(g);
+  ASSERT_GE(p.tasks.size(), 2u);
+  TuneOptions first = tiny("random", f.path(), 3);
+  first.tasks = {p.tasks[0].id};
+  ASSERT_EQ(tune_model(g, p, first).tasks.size(), 1u);
+  const size_t first_records = with_strategy(f.path(), "random").size();
+  EXPECT_EQ(first_records, 3u);
+
+  TuneOptions fill = tiny("random", f.path(), 3);
+  fill.missing_only = true;
+  TuneReport r = tune_model(g, p, fill);
+  ASSERT_EQ(r.tasks.size(), p.tasks.size() - 1);
+  std::set<std::string> filled;
+  for (const TaskResult& t : r.tasks) {
+    EXPECT_NE(t.task_id, p.tasks[0].id);
+    EXPECT_EQ(t.trials, t.new_trials) << "task " << t.task_id;
+    EXPECT_GT(t.best_s, 0) << "task " << t.task_id;
+  }
+  std::map<std::string, int> per_task;
+  for (const MeasureRecord& m : with_strategy(f.path(), "random")) per_task[m.task_key]++;
+  EXPECT_EQ(per_task[p.tasks[0].sub.key], 3) << "the task with records is not measured again";
+  EXPECT_EQ(with_strategy(f.path(), "random").size(), first_records + 3 * (p.tasks.size() - 1));
+
+  // Every task has records now; another strategy's records do not count as its own.
+  TuneReport again = tune_model(g, p, fill);
+  EXPECT_TRUE(again.tasks.empty());
+  EXPECT_EQ(again.measured, 0);
+  TuneOptions other = tiny("evolutionary", f.path(), 2);
+  other.missing_only = true;
+  other.tasks = {p.tasks[0].id};
+  TuneReport o = tune_model(g, p, other);
+  ASSERT_EQ(o.tasks.size(), 1u);
+  EXPECT_EQ(o.tasks[0].new_trials, 2);
 }
 
 TEST(Tune, HalideAutoschedulersOnMatmulAndConv) {
