@@ -340,6 +340,7 @@ select_again() {  # select THREADS; with FILLING=1, fill THREADS
     units+=("$j")
     [[ $j == evolutionary:200 ]] && units+=("evolutionary:100")
   done
+  mkdir -p "$results/logs"
   echo "== $(date '+%F %T') $what: threads $t, ${#models[@]} model(s), jobs: ${units[*]}"
   for m in "${models[@]}"; do
     for j in "${units[@]}"; do
