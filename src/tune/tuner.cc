@@ -109,8 +109,9 @@ void prepare_tasks(Run& run, const Partition& p) {
   for (size_t i = 0; i < p.tasks.size(); i++) {
     const Task& task = p.tasks[i];
     if (!wanted.empty() && !wanted.count(task.id)) continue;
+    const std::vector<const MeasureRecord*>& recorded = by_task[task.sub.key];
     if (run.o.missing_only &&
-        std::any_of(by_task[task.sub.key].begin(), by_task[task.sub.key].end(),
+        std::any_of(recorded.begin(), recorded.end(),
                     [&](const MeasureRecord* r) { return r->strategy == run.strategy.name; }))
       continue;
     TaskRun t;
@@ -127,7 +128,7 @@ void prepare_tasks(Run& run, const Partition& p) {
       continue;
     }
     t.search.harness = t.harness.get();
-    for (const MeasureRecord* r : by_task[task.sub.key]) {
+    for (const MeasureRecord* r : recorded) {
       if (r->strategy == run.strategy.name) t.sentences.insert(r->sentence);
       Program prog;
       if (program_from_sentence(*t.harness->printer, r->sentence, &prog) &&

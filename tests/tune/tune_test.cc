@@ -169,7 +169,6 @@ TEST(Tune, MissingOnlyTunesTheTasksWithoutARecordOfTheStrategy) {
   fill.missing_only = true;
   TuneReport r = tune_model(g, p, fill);
   ASSERT_EQ(r.tasks.size(), p.tasks.size() - 1);
-  std::set<std::string> filled;
   for (const TaskResult& t : r.tasks) {
     EXPECT_NE(t.task_id, p.tasks[0].id);
     EXPECT_EQ(t.trials, t.new_trials) << "task " << t.task_id;
