@@ -76,6 +76,12 @@ def set_name(tag):
     return re.sub(r"[^A-Za-z0-9_.-]", "-", tag)
 
 
+def is_set_tag(tag):
+    """Whether `tag` names a set: an autoscheduler's, or a strategy and its trials per task."""
+    return tag in HALIDE or re.fullmatch(
+        r"(tlm-evolutionary|expert-evolutionary|evolutionary|random|tlm)\d+", tag) is not None
+
+
 def order_key(name):
     """tlm, tlm<N>, tlmevo<N>, expevo<N>, evo<N>, random<N>, the autoschedulers, the rest."""
     groups = ["tlm", "tlmevo", "expevo", "evo", "random"]

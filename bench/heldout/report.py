@@ -31,7 +31,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from final import HALIDE, order_key, set_name  # noqa: E402
+from final import HALIDE, is_set_tag, order_key, set_name  # noqa: E402
 
 sys.path.insert(0, os.path.join(HERE, ".."))
 from benchlib import seconds  # noqa: E402
@@ -143,6 +143,11 @@ def main():
     for d in (rec_dir, log_dir):
         for f in sorted(os.listdir(d)) if os.path.isdir(d) else []:
             m = pat.fullmatch(f)
+            if m and d == log_dir and not is_set_tag(m.group(3)):
+                # Only a set's tune log names a set (a side log, e.g. of a by-hand fill, does not).
+                print(f"report: ignoring {os.path.join(d, f)}: {m.group(3)!r} names no set",
+                      file=sys.stderr)
+                continue
             if m:
                 e = found.setdefault((m.group(1), int(m.group(2))), {"status": None, "tags": {}})
                 e["tags"][set_name(m.group(3))] = m.group(3)
