@@ -7,6 +7,10 @@ spends on the same ONNX nodes, sorted by the time lost. Driven by bench/lose/run
     lose.py best MODEL --threads N         the best three sentences of each task in the records
                                            (the run.sh `final` step times them again with tlm
                                            measure; the fastest counts)
+    lose.py drift MODEL --threads N        after the final step: the tasks whose final time is
+                                           above --ratio (1.3) x their records' best; exit 3 when
+                                           they carry over --share (0.2) of the model's time (the
+                                           machine in a slow stretch: run.sh times them again)
     lose.py table --threads N MODEL...     join: tlm's task map (`tlm extract --json`), its
                                            records (best re-measured program per task), the
                                            measured peak and ORT's profile -> lose_<N>t.csv;
@@ -182,6 +186,33 @@ def best_final(final_path, threads):
             if k not in best or r["median_s"] < best[k][0]:
                 best[k] = (r["median_s"], r["sentence"], True)
     return best
+
+
+def final_drift(model, threads, out, ratio, share):
+    """The final step against the records: per task (weight = instances, from the maps step) the
+    final time over the records' best. Returns (drifting tasks [(task id, final/records)], their
+    share of the model's weighted records time, whether that share is over `share`)."""
+    for need in (os.path.join(out, "final", f"{model}.{threads}t.jsonl"),
+                 os.path.join(out, "maps", f"{model}.json")):
+        if not os.path.exists(need):
+            sys.exit(f"drift: no {need} (run.sh's final and maps steps write it)")
+    recs = best_per_task(os.path.join(out, "records", f"{model}.{threads}t.jsonl"), threads)
+    fin = best_final(os.path.join(out, "final", f"{model}.{threads}t.jsonl"), threads)
+    tasks = json.load(open(os.path.join(out, "maps", f"{model}.json")))["tasks"]
+    total = lost = 0.0
+    drifting = []
+    for task in tasks:
+        k = task["key_fnv1a"]
+        if k not in recs or k not in fin:
+            continue
+        w = len(task["instances"])
+        before, after = recs[k][0][0], fin[k][0]
+        total += w * before
+        if after > ratio * before:
+            drifting.append((task["id"], after / before))
+            lost += w * before
+    frac = lost / total if total > 0 else 0.0
+    return drifting, frac, frac > share
 
 
 def read_peak(path):
@@ -560,6 +591,11 @@ def main():
     b.add_argument("--threads", type=int, required=True)
     b.add_argument("--top", type=int, default=3, help="sentences per task (run.sh's final step "
                    "times them all again; the table keeps each task's fastest)")
+    d = sub.add_parser("drift")
+    d.add_argument("model")
+    d.add_argument("--threads", type=int, required=True)
+    d.add_argument("--ratio", type=float, default=1.3)
+    d.add_argument("--share", type=float, default=0.2)
     md = sub.add_parser("md")
     md.add_argument("--top", type=int, default=25)
     a = ap.parse_args()
@@ -580,6 +616,16 @@ def main():
         for ranked in best.values():
             for _, sentence, _ in ranked:
                 print(sentence)
+    elif a.cmd == "drift":
+        drifting, frac, over = final_drift(a.model, a.threads, OUT, a.ratio, a.share)
+        worst = sorted(drifting, key=lambda x: -x[1])
+        listed = ", ".join(f"task {i} {r:.2f}x" for i, r in worst[:8])
+        if len(worst) > 8:
+            listed += f", ... ({len(worst) - 8} more)"
+        print(f"{a.model}: {len(drifting)} task(s) timed above {a.ratio}x their records' best "
+              f"({100 * frac:.0f}% of the model's time){': ' + listed if listed else ''}")
+        if over:
+            sys.exit(3)
     elif a.cmd == "table":
         write_table(a.threads, a.models, OUT)
     else:
