@@ -63,23 +63,30 @@ def unpacked(gz_path):
     return out
 
 
-def set_name(tag):
-    """Records tag (strategy + trials per task) -> schedule-set name."""
+# Strategy -> the short name of its sets (the tag is the strategy and its trials per task).
+_STRATEGY_SHORT = (("tlm-evolutionary", "tlmevo"), ("expert-evolutionary", "expevo"),
+                   ("evolutionary", "evo"), ("random", "random"), ("tlm", "tlm"))
+
+
+def _known_set_name(tag):
+    """The set name of a set's tag (an autoscheduler's, or a strategy and a budget), else None."""
     if tag in HALIDE:
         return HALIDE[tag]
-    for prefix, short in (("tlm-evolutionary", "tlmevo"), ("expert-evolutionary", "expevo"),
-                          ("evolutionary", "evo"),
-                          ("random", "random"), ("tlm", "tlm")):
+    for prefix, short in _STRATEGY_SHORT:
         m = re.fullmatch(re.escape(prefix) + r"(\d+)", tag)
         if m:
             return short + m.group(1)
-    return re.sub(r"[^A-Za-z0-9_.-]", "-", tag)
+    return None
+
+
+def set_name(tag):
+    """Records tag (strategy + trials per task) -> schedule-set name."""
+    return _known_set_name(tag) or re.sub(r"[^A-Za-z0-9_.-]", "-", tag)
 
 
 def is_set_tag(tag):
     """Whether `tag` names a set: an autoscheduler's, or a strategy and its trials per task."""
-    return tag in HALIDE or re.fullmatch(
-        r"(tlm-evolutionary|expert-evolutionary|evolutionary|random|tlm)\d+", tag) is not None
+    return _known_set_name(tag) is not None
 
 
 def order_key(name):
