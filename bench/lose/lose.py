@@ -192,13 +192,15 @@ def final_drift(model, threads, out, ratio, share):
     """The final step against the records: per task (weight = instances, from the maps step) the
     final time over the records' best. Returns (drifting tasks [(task id, final/records)], their
     share of the model's weighted records time, whether that share is over `share`)."""
-    for need in (os.path.join(out, "final", f"{model}.{threads}t.jsonl"),
-                 os.path.join(out, "maps", f"{model}.json")):
+    final_path = os.path.join(out, "final", f"{model}.{threads}t.jsonl")
+    map_path = os.path.join(out, "maps", f"{model}.json")
+    for need in (final_path, map_path):
         if not os.path.exists(need):
             sys.exit(f"drift: no {need} (run.sh's final and maps steps write it)")
     recs = best_per_task(os.path.join(out, "records", f"{model}.{threads}t.jsonl"), threads)
-    fin = best_final(os.path.join(out, "final", f"{model}.{threads}t.jsonl"), threads)
-    tasks = json.load(open(os.path.join(out, "maps", f"{model}.json")))["tasks"]
+    fin = best_final(final_path, threads)
+    with open(map_path) as f:
+        tasks = json.load(f)["tasks"]
     total = lost = 0.0
     drifting = []
     for task in tasks:
