@@ -12,6 +12,7 @@
 #include "cli/flags.h"
 #include "cli/model_source.h"
 #include "partition/partition.h"
+#include "runtime/memory_plan.h"
 #include "support/error.h"
 #include "support/hash.h"
 
@@ -19,17 +20,18 @@ namespace tlm {
 namespace {
 
 // Bump when a field of the task map changes meaning or is added/removed.
-constexpr int kTaskMapVersion = 1;
+constexpr int kTaskMapVersion = 2;  // 2: per instance "view"
 
 struct ExtractOptions {
   std::string model;              // zoo spec or .onnx path
-  std::string layout = "auto";  // --layout
+  std::string layout = "auto";    // --layout
   std::vector<std::string> dims;  // --dim NAME=VALUE
   uint64_t seed = 0;              // zoo weights
   std::string json_path;          // --json: write the task map here
 };
 
-nlohmann::json task_map(const std::string& model, const Graph& g, const Partition& p) {
+nlohmann::json task_map(const std::string& model, const Graph& g, const Partition& p,
+                        const MemoryPlan& plan) {
   std::unordered_map<std::string, const Node*> node_of_name;
   for (const Node& n : g.nodes) node_of_name[n.name] = &n;
   nlohmann::json tasks = nlohmann::json::array();
@@ -52,6 +54,7 @@ nlohmann::json task_map(const std::string& model, const Graph& g, const Partitio
       ops.push_back({{"name", name}, {"op", op_name(node_of_name.at(name)->op)}});
     tasks[inst.task]["instances"].push_back({{"index", i},
                                              {"output", g.value(inst.output).name},
+                                             {"view", (bool)plan.view[i]},
                                              {"inputs", inputs},
                                              {"ops", ops}});
   }
@@ -68,9 +71,18 @@ int run_extract(const ExtractOptions& o) {
   std::printf("model %s: inputs %s; %zu nodes -> %zu tasks, %zu instances\n", o.model.c_str(),
               describe_inputs(g).c_str(), g.nodes.size(), p.tasks.size(), p.instances.size());
   std::fputs(task_table(p).c_str(), stdout);
+  const MemoryPlan plan = plan_memory(g, p);
+  std::vector<bool> runs(p.tasks.size(), false);
+  for (size_t k = 0; k < p.instances.size(); k++)
+    if (!plan.view[k]) runs[p.instances[k].task] = true;
+  std::string idle;
+  for (size_t i = 0; i < p.tasks.size(); i++)
+    if (!runs[i]) idle += (idle.empty() ? "" : ", ") + std::to_string(p.tasks[i].id);
+  std::printf("memory: %s%s\n", memory_plan_summary(plan).c_str(),
+              idle.empty() ? "" : (" (tasks that never run: " + idle + ")").c_str());
   if (!o.json_path.empty()) {
     std::ofstream out(o.json_path);
-    out << task_map(o.model, g, p).dump(1) << "\n";
+    out << task_map(o.model, g, p, plan).dump(1) << "\n";
     TLM_USER_CHECK(out.good()) << "cannot write the task map to '" << o.json_path << "'";
     std::printf("task map: %s\n", o.json_path.c_str());
   }

@@ -12,6 +12,10 @@
 //                   zero-shot mode (so modes compare in one run)
 //   NAME=R.jsonl    every task's best recorded program on this machine (a tuning run's records);
 //                   tasks the records lack get the default schedule (counted in the output)
+//   NAME=default    the default schedules once more (for @copies)
+// and any set may end in @copies: the same programs with every pure reshape task run as a copy
+// instead of a view of its input (runtime/memory_plan.h; A/B in one run, as TLM_RESHAPE_VIEWS=0
+// does for the whole process).
 // `--csv FILE` writes the table (one row per task and set, then the end-to-end rows).
 // `--alone` then times every task of every set by itself (in a row; after a 64 MiB cache flush;
 // after the flush with its weights read back in; after a 2 ms idle pause) beside its in-model
@@ -30,11 +34,11 @@
 #include "graph/interpreter.h"
 #include "measure/recorded_schedules.h"
 #include "partition/partition.h"
+#include "runtime/executor.h"
 #include "support/cache_flush.h"
 #include "support/clock.h"
 #include "support/threads.h"
 #include "tune/lm_search.h"
-#include "runtime/executor.h"
 
 namespace tlm {
 namespace {
@@ -68,19 +72,26 @@ struct RunOptions {
 struct ScheduleSet {
   enum Kind { Default, Model, Records } kind = Default;
   std::string label = "default";  // "default", "tlm", or the NAME of NAME=PATH
-  std::string path;   // checkpoint or records file ("" for the shipped checkpoint)
-  std::string zero_shot;  // Model sets: the zero-shot mode (SET@MODE, else --zero-shot)
+  std::string path;               // checkpoint or records file ("" for the shipped checkpoint)
+  std::string zero_shot;          // Model sets: the zero-shot mode (SET@MODE, else --zero-shot)
   std::vector<std::string> best;  // per task: a sentence, a marker, or "" (default schedule)
   std::unique_ptr<CompiledModel> compiled;
   std::vector<Tensor> outputs;
   double compile_s = 0;
   std::vector<Timing> timings;  // one per turn
+  bool reshape_views = true;    // false for SET@copies
 };
 
 ScheduleSet parse_schedule_set(std::string spec, const RunOptions& o) {
   ScheduleSet s;
   if (spec == "default") return s;
   s.zero_shot = o.zero_shot;
+  const std::string copies = "@copies";  // SET@copies: reshape tasks run as copies (A/B)
+  if (spec.size() > copies.size() &&
+      spec.compare(spec.size() - copies.size(), copies.size(), copies) == 0) {
+    s.reshape_views = false;
+    spec.resize(spec.size() - copies.size());
+  }
   const size_t at = spec.rfind('@');
   if (at != std::string::npos) {  // SET@MODE: a model set with its own zero-shot mode
     s.zero_shot = spec.substr(at + 1);
@@ -100,6 +111,12 @@ ScheduleSet parse_schedule_set(std::string spec, const RunOptions& o) {
       << "--schedules: the name 'default' is taken by the default schedules";
   TLM_USER_CHECK(s.label.find_first_of(" ,\t") == std::string::npos)
       << "--schedules: the name '" << s.label << "' has a space or comma";
+  if (s.path == "default") {  // NAME=default: the default schedules again (with @copies: A/B)
+    TLM_USER_CHECK(at == std::string::npos)
+        << "--schedules " << s.label << ": @MODE applies to checkpoints, not to default";
+    s.path.clear();
+    return s;
+  }
   const bool ckpt = s.path.size() > 5 && s.path.compare(s.path.size() - 5, 5, ".ckpt") == 0;
   s.kind = ckpt ? ScheduleSet::Model : ScheduleSet::Records;
   TLM_USER_CHECK(ckpt || at == std::string::npos)
@@ -196,8 +213,13 @@ std::string comparison_table(const Partition& p, const std::vector<ScheduleSet>&
   std::vector<double> sum(ns, 0);
   for (size_t i = 0; i < nt; i++) {
     if (ms[0][i].empty()) continue;
-    std::snprintf(cell, sizeof cell, "%4d  %-24.24s %9zu", p.tasks[i].id,
-                  p.tasks[i].sub.kind.c_str(), ms[0][i].size());
+    bool all_views = true;
+    for (size_t k = 0; k < p.instances.size(); k++)
+      if (p.instances[k].task == (int)i && (k >= t[0].view.size() || !t[0].view[k]))
+        all_views = false;
+    const std::string kind = p.tasks[i].sub.kind + (all_views ? " (view)" : "");
+    std::snprintf(cell, sizeof cell, "%4d  %-24.24s %9zu", p.tasks[i].id, kind.c_str(),
+                  ms[0][i].size());
     out += cell;
     const double base = median_of(ms[0][i]);
     for (size_t s = 0; s < ns; s++) {
@@ -206,7 +228,10 @@ std::string comparison_table(const Partition& p, const std::vector<ScheduleSet>&
       std::snprintf(cell, sizeof cell, " %12.3f", v);
       out += cell;
       if (s > 0) {
-        std::snprintf(cell, sizeof cell, " %7.2fx", v > 0 ? base / v : 0.0);
+        if (v > 0)
+          std::snprintf(cell, sizeof cell, " %7.2fx", base / v);
+        else  // a view: it does not run (runtime/memory_plan.h)
+          std::snprintf(cell, sizeof cell, " %8s", base > 0 ? "-" : "view");
         out += cell;
       }
       std::snprintf(cell, sizeof cell, "%d,%s,%zu,%s,%.6f,%.4f", p.tasks[i].id,
@@ -242,10 +267,9 @@ std::string alone_table(const Partition& p, CompiledModel& m, const std::vector<
   cold_w.touch_constants = true;
   idle.pause_us = 2000;
   std::fprintf(stderr, "timing %zu instances alone, cold and idle...\n", p.instances.size());
-  const std::vector<std::vector<double>> t = {in_model.instance_ms, m.time_alone(inputs, hot),
-                                              m.time_alone(inputs, cold),
-                                              m.time_alone(inputs, cold_w),
-                                              m.time_alone(inputs, idle)};
+  const std::vector<std::vector<double>> t = {
+      in_model.instance_ms, m.time_alone(inputs, hot), m.time_alone(inputs, cold),
+      m.time_alone(inputs, cold_w), m.time_alone(inputs, idle)};
   // total[c][task]: column c's ms summed over the task's instances; count[task]: instances.
   const size_t nt = p.tasks.size();
   std::vector<std::vector<double>> total(t.size(), std::vector<double>(nt, 0.0));
@@ -256,8 +280,8 @@ std::string alone_table(const Partition& p, CompiledModel& m, const std::vector<
   }
   std::string out;
   char cell[256];
-  std::snprintf(cell, sizeof cell, "%4s  %-24s %9s %10s %10s %10s %10s %10s %9s\n", "task",
-                "kind", "instances", "in-model", "alone", "cold", "cold+w", "idle", "in/alone");
+  std::snprintf(cell, sizeof cell, "%4s  %-24s %9s %10s %10s %10s %10s %10s %9s\n", "task", "kind",
+                "instances", "in-model", "alone", "cold", "cold+w", "idle", "in/alone");
   out += cell;
   auto row = [&](const char* id, const char* kind, size_t n, const std::vector<double>& v) {
     std::snprintf(cell, sizeof cell, "%4s  %-24.24s %9zu", id, kind, n);
@@ -280,9 +304,10 @@ std::string alone_table(const Partition& p, CompiledModel& m, const std::vector<
     row(std::to_string(p.tasks[i].id).c_str(), p.tasks[i].sub.kind.c_str(), count[i], v);
   }
   row("", "sum", p.instances.size(), sum);
-  out += "  (ms summed over each task's instances, each a median; alone: the instance run by "
-         "itself in a row; cold: after every thread rewrote its share of 64 MiB; cold+w: the same, "
-         "then its weights read back in; idle: after a 2 ms sleep)\n";
+  out +=
+      "  (ms summed over each task's instances, each a median; alone: the instance run by "
+      "itself in a row; cold: after every thread rewrote its share of 64 MiB; cold+w: the same, "
+      "then its weights read back in; idle: after a 2 ms sleep)\n";
   return out;
 }
 
@@ -328,6 +353,7 @@ int run_run(const RunOptions& o) {
   for (ScheduleSet& s : sets) {
     CompileOptions co;
     co.progress = true;
+    co.reshape_views = co.reshape_views && s.reshape_views;
     if (s.kind != ScheduleSet::Default) co.schedule = best_schedule_hook(p, s.best, hw);
     const double t0 = now_s();
     s.compiled = std::make_unique<CompiledModel>(compile_model(g, p, co));
@@ -387,8 +413,10 @@ int run_run(const RunOptions& o) {
                     t[s].end_to_end_ms, t[0].end_to_end_ms / t[s].end_to_end_ms);
       e2e += buf;
     }
-    std::snprintf(buf, sizeof buf, " (the lowest of %d medians of %d runs each, taking turns, "
-                  "after %d warm-up)", o.turns, per_turn, o.warmup);
+    std::snprintf(buf, sizeof buf,
+                  " (the lowest of %d medians of %d runs each, taking turns, "
+                  "after %d warm-up)",
+                  o.turns, per_turn, o.warmup);
     std::printf("%s%s\n", e2e.c_str(), buf);
     std::string compile = "compile:";
     for (size_t s = 0; s < sets.size(); s++) {
@@ -452,11 +480,14 @@ Command add_run_command(CLI::App& app) {
                   "turns (comma-separated or repeated): tlm (each task's program chosen by the "
                   "language model, no measurement), NAME=CKPT.ckpt (the same with that "
                   "checkpoint), NAME=RECORDS.jsonl (each task's best recorded program on this "
-                  "machine); a model set may end in @MODE (its --zero-shot mode)")
+                  "machine), NAME=default (the default schedules again); a model set may end in "
+                  "@MODE (its --zero-shot mode); any set may end "
+                  "in @copies (its reshape tasks run as copies, not as views: an A/B knob)")
       ->delimiter(',');
   cmd->add_option("--zero-shot", o->zero_shot,
                   "how model sets choose each task's program without measurement: ranker (the "
-                  "model's greedy program and the expert programs (and 32 of its samples for untiled tasks), ranked by "
+                  "model's greedy program and the expert programs (and 32 of its samples for "
+                  "untiled tasks), ranked by "
                   "the zero-shot ranker, --ranker), experts (only the expert programs, ranked by "
                   "the model), greedy (the model's greedy decoding), ranked (the most likely, as "
                   "the model scores whole programs, among its 4-wide beam and the expert "

@@ -53,8 +53,8 @@ struct Task {
 // mapped onto tasks (bench/lose).
 struct TaskInstance {
   int task = 0;
-  std::vector<ValueId> inputs;  // model value ids, in sub.graph.inputs order
-  ValueId output = kNoValue;    // model value id
+  std::vector<ValueId> inputs;   // model value ids, in sub.graph.inputs order
+  ValueId output = kNoValue;     // model value id
   std::vector<std::string> ops;  // names of the fused group's nodes, in execution order
 };
 
@@ -79,6 +79,12 @@ std::vector<FusedGroup> fuse_groups(const Graph& g);
 // Builds the canonical standalone Subgraph (graph, kind, key, flops) of one group; `inputs`
 // receives the model values that feed it, in sub.graph.inputs order.
 Subgraph make_subgraph(const Graph& g, const FusedGroup& group, std::vector<ValueId>* inputs);
+
+// True when a subgraph only re-labels its one input's bytes: every node is a Reshape, Flatten,
+// Squeeze or Unsqueeze (row-major order is kept, so the output holds the input's bytes in the
+// same order) of the previous node's output. The memory plan lets such an instance's output
+// alias its input instead of running it (runtime/memory_plan.h).
+bool is_view_subgraph(const Graph& sub);
 
 // Arithmetic cost of one node (multiply-add = 2 FLOPs; elementwise op = 1 per output element;
 // data movement 0; the per-op rules are listed in flops.cc).

@@ -102,8 +102,9 @@ std::string spatial(const Shape& x) {
 // The anchor's name: the snake-case op name refined by what a reader needs to tell tasks apart.
 //   Conv: conv<d>d, depthwise_conv<d>d when group > 1 and group == C_in, group_conv<d>d for
 //   other group > 1. ConvTranspose: conv<d>d_transpose, group_conv<d>d_transpose.
-//   ConvNchwc: conv2d_nchwc, depthwise_conv2d_nchwc. Gemm: dense. MatMul: batch_matmul when the right operand has batch dims (rank > 2, e.g.
-//   attention), dense otherwise (x @ W, whatever the rank of x). Pools get <d>d.
+//   ConvNchwc: conv2d_nchwc, depthwise_conv2d_nchwc. Gemm: dense. MatMul: batch_matmul when the
+//   right operand has batch dims (rank > 2, e.g. attention), dense otherwise (x @ W, whatever the
+//   rank of x). Pools get <d>d.
 std::string anchor_name(const Graph& g, const Node& n) {
   const Shape& x = input_shape(g, n, 0);
   switch (n.op) {
@@ -307,6 +308,22 @@ Subgraph make_subgraph(const Graph& g, const FusedGroup& group, std::vector<Valu
   sub.key = canonical_key(sg);
   for (const Node& n : sg.nodes) sub.flops += node_flops(sg, n);
   return sub;
+}
+
+bool is_view_subgraph(const Graph& sub) {
+  if (sub.inputs.size() != 1 || sub.outputs.size() != 1 || sub.nodes.empty()) return false;
+  ValueId cur = sub.inputs[0];
+  for (const Node& n : sub.nodes) {
+    if (n.op != Op::Reshape && n.op != Op::Flatten && n.op != Op::Squeeze && n.op != Op::Unsqueeze)
+      return false;
+    if (n.inputs.empty() || n.inputs[0] != cur || n.outputs.size() != 1) return false;
+    for (size_t j = 1; j < n.inputs.size(); j++)  // a shape operand left as a value
+      if (n.inputs[j] != kNoValue) return false;
+    cur = n.outputs[0];
+  }
+  const Value& in = sub.value(sub.inputs[0]);
+  const Value& out = sub.value(cur);
+  return cur == sub.outputs[0] && in.dtype == out.dtype && numel(in.shape) == numel(out.shape);
 }
 
 }  // namespace tlm

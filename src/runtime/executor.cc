@@ -134,7 +134,9 @@ struct CompiledModel::Impl {
 
   void bind_inputs(const std::vector<Tensor>& inputs);
   void unbind_inputs();
+  // A view instance (memory_plan.h) does not run: its output already is its input's bytes.
   void run_instance(size_t k) {
+    if (plan.view[k]) return;
     InstanceBinding& b = bindings[k];
     const int v = chosen[b.task];
     tasks[b.task][v].run(b.inputs[v], b.output);
@@ -179,6 +181,10 @@ void CompiledModel::Impl::execute(const std::vector<Tensor>& inputs,
                                   std::vector<double>* instance_ms) {
   bind_inputs(inputs);
   for (size_t k = 0; k < bindings.size(); k++) {
+    if (plan.view[k]) {  // nothing runs (memory_plan.h)
+      if (instance_ms) (*instance_ms)[k] = 0.0;
+      continue;
+    }
     Clock::time_point t0 = Clock::now();
     run_instance(k);
     if (instance_ms) (*instance_ms)[k] = ms_since(t0);
@@ -249,6 +255,7 @@ Timing CompiledModel::time(const std::vector<Tensor>& inputs, int warmup, int re
   }
   Timing t;
   t.repeat = repeat;
+  t.view = impl_->plan.view;
   t.end_to_end_ms = median(e2e);
   for (size_t k = 0; k < n; k++) t.instance_ms.push_back(median(per_instance[k]));
   return t;
@@ -265,6 +272,10 @@ std::vector<double> CompiledModel::time_alone(const std::vector<Tensor>& inputs,
   std::vector<double> out;
   std::vector<double> ms(o.repeat);
   for (size_t k = 0; k < impl_->bindings.size(); k++) {
+    if (impl_->plan.view[k]) {  // nothing runs
+      out.push_back(0.0);
+      continue;
+    }
     impl_->run_instance(k);  // untimed: code and first-touch costs
     for (int r = 0; r < o.repeat; r++) {
       if (!flusher.empty()) flusher.flush();
@@ -319,7 +330,7 @@ CompiledModel compile_model(const Graph& g, const Partition& p, const CompileOpt
   impl->tasks = std::move(compiled.programs);
   impl->errors = std::move(compiled.errors);
   impl->chosen.assign(p.tasks.size(), 0);
-  impl->plan = plan_memory(impl->graph, p);
+  impl->plan = plan_memory(impl->graph, p, o.reshape_views);
   impl->arena = allocate_arena(impl->plan.arena_bytes);
 
   const Graph& graph = impl->graph;
@@ -379,10 +390,12 @@ std::string latency_table(const Partition& p, const Timing& t) {
       << t.instance_ms.size() << " timings for " << p.instances.size() << " instances";
   const size_t nt = p.tasks.size();
   std::vector<std::vector<double>> by_task(nt);
+  std::vector<bool> all_views(nt, true);
   double sum = 0;
   for (size_t k = 0; k < p.instances.size(); k++) {
     by_task[p.instances[k].task].push_back(t.instance_ms[k]);
     sum += t.instance_ms[k];
+    if (k >= t.view.size() || !t.view[k]) all_views[p.instances[k].task] = false;
   }
   std::string s;
   char line[256];
@@ -393,8 +406,9 @@ std::string latency_table(const Partition& p, const Timing& t) {
     if (by_task[i].empty()) continue;
     double total = 0;
     for (double x : by_task[i]) total += x;
+    const std::string kind = p.tasks[i].sub.kind + (all_views[i] ? " (view)" : "");
     std::snprintf(line, sizeof line, "%4d  %-28.28s %9zu %12.3f %10.3f %6.1f%%\n", p.tasks[i].id,
-                  p.tasks[i].sub.kind.c_str(), by_task[i].size(), median(by_task[i]), total,
+                  kind.c_str(), by_task[i].size(), median(by_task[i]), total,
                   sum > 0 ? 100.0 * total / sum : 0.0);
     s += line;
   }

@@ -47,6 +47,8 @@ struct CompileOptions {
   std::vector<int> variants;
   VariantHook variant_schedule;
   bool progress = false;  // "compiling 12/25 tasks" on stderr
+  // Pure reshape tasks become views of their input (memory_plan.h); false runs them as copies.
+  bool reshape_views = reshape_views_enabled();
 };
 
 // CompiledModel::time_alone: how each instance is timed by itself.
@@ -64,6 +66,7 @@ struct AloneOptions {
 
 struct Timing {
   std::vector<double> instance_ms;  // median latency of each instance, Partition::instances order
+  std::vector<bool> view;           // per instance: a view of its input that does not run (0 ms)
   double end_to_end_ms = 0;         // median of the timed runs
   int repeat = 0;
 };
@@ -112,7 +115,8 @@ CompiledModel compile_model(const Graph& g, const Partition& p, const CompileOpt
 void check_model_inputs(const Graph& g, const std::vector<Tensor>& inputs);
 
 // Per-task latency table from a Timing: task id, kind, instances, median ms per instance,
-// total ms, share of the summed instance time; then their sum.
+// total ms, share of the summed instance time; then their sum. A task whose every instance is a
+// view (memory_plan.h) is marked "(view)".
 std::string latency_table(const Partition& p, const Timing& t);
 
 }  // namespace tlm

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <limits>
 #include <numeric>
 
@@ -70,11 +71,17 @@ ArenaLayout plan_offsets(const std::vector<BufferLifetime>& buffers, int64_t ali
   return layout;
 }
 
-MemoryPlan plan_memory(const Graph& g, const Partition& p) {
+bool reshape_views_enabled() {
+  const char* env = std::getenv("TLM_RESHAPE_VIEWS");
+  return !(env && std::string(env) == "0");
+}
+
+MemoryPlan plan_memory(const Graph& g, const Partition& p, bool views) {
   const int n = (int)p.instances.size();
   MemoryPlan plan;
   plan.offset.assign(g.values.size(), -1);
   plan.lifetime.assign(g.values.size(), BufferLifetime{});
+  plan.view.assign(n, false);
 
   std::vector<ValueId> activations;  // in production order
   std::vector<int> producer(g.values.size(), -1);
@@ -98,16 +105,49 @@ MemoryPlan plan_memory(const Graph& g, const Partition& p) {
     activations.push_back(out);
   }
   // Graph outputs are copied out after the last instance.
+  std::vector<bool> is_output(g.values.size(), false);
   for (ValueId v : g.outputs)
-    if (v >= 0 && v < (ValueId)producer.size() && producer[v] >= 0) plan.lifetime[v].last = n;
+    if (v >= 0 && v < (ValueId)producer.size() && producer[v] >= 0) {
+      plan.lifetime[v].last = n;
+      is_output[v] = true;
+    }
 
+  // Views: root[v] is the activation that owns v's bytes (v itself unless v is a view).
+  std::vector<ValueId> root(g.values.size(), kNoValue);
+  for (ValueId v : activations) root[v] = v;
+  if (views) {
+    std::vector<int> task_is_view(p.tasks.size(), -1);  // -1 not yet asked
+    for (int k = 0; k < n; k++) {
+      const TaskInstance& inst = p.instances[k];
+      TLM_CHECK(inst.task >= 0 && inst.task < (int)p.tasks.size()) << "instance task " << inst.task;
+      int& is_view = task_is_view[inst.task];
+      if (is_view < 0) is_view = is_view_subgraph(p.tasks[inst.task].sub.graph);
+      if (!is_view || inst.inputs.size() != 1) continue;
+      const ValueId in = inst.inputs[0], out = inst.output;
+      if (in == kNoValue || producer[in] < 0 || is_output[in] || is_output[out]) continue;
+      TLM_CHECK(value_bytes(g.value(in)) == value_bytes(g.value(out)))
+          << "view '" << g.value(out).name << "' differs in size from '" << g.value(in).name << "'";
+      plan.view[k] = true;
+      plan.views++;
+      root[out] = root[in];
+    }
+  }
+  // A root lives as long as any of its views is read.
+  for (ValueId v : activations)
+    if (root[v] != v)
+      plan.lifetime[root[v]].last = std::max(plan.lifetime[root[v]].last, plan.lifetime[v].last);
+
+  std::vector<ValueId> owners;
   std::vector<BufferLifetime> buffers;
   for (ValueId v : activations) {
+    if (root[v] != v) continue;
+    owners.push_back(v);
     buffers.push_back(plan.lifetime[v]);
     plan.activation_bytes += plan.lifetime[v].bytes;
   }
   ArenaLayout layout = plan_offsets(buffers);
-  for (size_t i = 0; i < activations.size(); i++) plan.offset[activations[i]] = layout.offsets[i];
+  for (size_t i = 0; i < owners.size(); i++) plan.offset[owners[i]] = layout.offsets[i];
+  for (ValueId v : activations) plan.offset[v] = plan.offset[root[v]];
   plan.arena_bytes = layout.arena_bytes;
   return plan;
 }
@@ -129,8 +169,12 @@ std::string memory_plan_summary(const MemoryPlan& plan) {
   char pct[32] = "";
   if (plan.activation_bytes > 0)
     std::snprintf(pct, sizeof pct, " (%.0f%%)", 100.0 * plan.arena_bytes / plan.activation_bytes);
-  return "arena " + format_bytes(plan.arena_bytes) + " for " + format_bytes(plan.activation_bytes) +
-         " of activations" + pct;
+  std::string s = "arena " + format_bytes(plan.arena_bytes) + " for " +
+                  format_bytes(plan.activation_bytes) + " of activations" + pct;
+  if (plan.views > 0)
+    s += "; " + std::to_string(plan.views) +
+         (plan.views == 1 ? " reshape is a view" : " reshapes are views");
+  return s;
 }
 
 }  // namespace tlm

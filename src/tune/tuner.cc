@@ -19,6 +19,7 @@
 #include "measure/worker.h"
 #include "model/tlm_model.h"
 #include "runtime/executor.h"
+#include "runtime/memory_plan.h"
 #include "support/clock.h"
 #include "support/progress.h"
 #include "support/threads.h"
@@ -94,8 +95,10 @@ void load_existing(Run& run) {
     if (r.hardware == run.hw_key) run.records.push_back(std::move(r));
 }
 
-// Step 2: harnesses, and what the records already say about each task.
-void prepare_tasks(Run& run, const Partition& p) {
+// Step 2: harnesses, and what the records already say about each task. A task whose every
+// instance is a view of its input (runtime/memory_plan.h) never runs, so it is not tuned unless
+// --tasks names it.
+void prepare_tasks(Run& run, const Graph& g, const Partition& p) {
   std::set<int> wanted(run.o.tasks.begin(), run.o.tasks.end());
   for (int id : wanted) {
     bool found = false;
@@ -105,6 +108,10 @@ void prepare_tasks(Run& run, const Partition& p) {
   }
   std::map<std::string, std::vector<const MeasureRecord*>> by_task;
   for (const MeasureRecord& r : run.records) by_task[r.task_key].push_back(&r);
+  std::vector<bool> runs(p.tasks.size(), false);  // some instance of the task runs
+  const MemoryPlan plan = plan_memory(g, p);
+  for (size_t k = 0; k < p.instances.size(); k++)
+    if (!plan.view[k]) runs[p.instances[k].task] = true;
 
   for (size_t i = 0; i < p.tasks.size(); i++) {
     const Task& task = p.tasks[i];
@@ -120,6 +127,11 @@ void prepare_tasks(Run& run, const Partition& p) {
     t.result.kind = task.sub.kind;
     t.result.weight = task.weight;
     t.result.flops = task.sub.flops;
+    if (!runs[i] && !wanted.count(task.id)) {
+      t.result.note = "not tuned: a view of its input in every instance, nothing runs";
+      run.report.tasks.push_back(t.result);
+      continue;
+    }
     try {
       t.harness = make_task_harness(task.sub, run.hw, run.o.workload, run.o.seed);
     } catch (const UserError& e) {
@@ -614,7 +626,7 @@ TuneReport tune_model(const Graph& g, const Partition& p, const TuneOptions& o) 
     run.lm_search.first.beam = std::max(run.zero.beam, 1);
   }
   load_existing(run);
-  prepare_tasks(run, p);
+  prepare_tasks(run, g, p);
   warm_halide_jit();
   run.writer = std::make_unique<RecordWriter>(o.records_path);
   if (zero)

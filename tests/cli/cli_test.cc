@@ -14,18 +14,18 @@
 #include <set>
 #include <string>
 
-#include "testing/run_tlm.h"
 #include "frontend/onnx_import.h"
 #include "frontend/tensor_proto.h"
 #include "graph/interpreter.h"
 #include "graph/passes.h"
+#include "testing/run_tlm.h"
 
 namespace tlm {
 namespace {
 
+using testing::expect_output;
 using testing::Result;
 using testing::run_tlm;
-using testing::expect_output;
 
 // A fresh directory per test binary run for model and tensor files.
 const std::string& temp_dir() {
@@ -255,6 +255,21 @@ TEST(CliRun, SmallZooModelPasses) {
                 {"verify: PASS", "end-to-end:", "arena"});
 }
 
+// ResNet-18 at 32x32 has standalone reshapes of its flattened pixels (docs/layout.md): they are
+// views and do not run (runtime/memory_plan.h); a set ending in @copies runs them as copies, and
+// both verify.
+TEST(CliRun, ReshapeViewsAndCopiesBothVerify) {
+  expect_output(run_tlm("extract resnet18:image=32"), 0,
+                {"reshapes are views (tasks that never run: "});
+  expect_output(run_tlm("run resnet18:image=32 --repeat 2 --threads 2 --schedules "
+                        "copies=default@copies"),
+                0,
+                {"verify (default schedules): PASS", "verify (copies schedules): PASS",
+                 "injective_reshape (view)", "reshapes are views"});
+  expect_error(run_tlm("run resnet18:image=32 --schedules d=default@greedy"),
+               "@MODE applies to checkpoints");
+}
+
 // Channel-blocked activations (--layout, docs/layout.md): the blocked model's convolutions are
 // ConvNchwc tasks, and the model still verifies against the reference interpreter (whose graph
 // outputs are NCHW, as the original's).
@@ -295,7 +310,8 @@ TEST(CliRun, AloneTimesEveryTaskBesideItsInModelTime) {
   EXPECT_EQ(r.code, 0) << r.output;
   const size_t at = r.output.find("in the model vs alone:");
   ASSERT_NE(at, std::string::npos) << r.output;
-  for (const char* column : {"in-model", "alone", "cold", "cold+w", "idle", "in/alone", "conv2d", "sum"})
+  for (const char* column :
+       {"in-model", "alone", "cold", "cold+w", "idle", "in/alone", "conv2d", "sum"})
     EXPECT_NE(r.output.find(column, at), std::string::npos) << column << "\n" << r.output;
 }
 
@@ -316,7 +332,7 @@ TEST(CliRun, ExtractJsonMapsNodesToTasks) {
   ASSERT_EQ(r.code, 0) << r.output;
   std::ifstream in(map_path);
   nlohmann::json map = nlohmann::json::parse(in);
-  EXPECT_EQ(map["version"], 1);
+  EXPECT_EQ(map["version"], 2);
   std::multiset<std::string> ops;
   int instances = 0;
   for (const auto& task : map["tasks"]) {
@@ -326,6 +342,7 @@ TEST(CliRun, ExtractJsonMapsNodesToTasks) {
     for (const auto& inst : task["instances"]) {
       instances++;
       for (const auto& op : inst["ops"]) ops.insert(op["name"].get<std::string>());
+      EXPECT_EQ(inst["view"], false) << "a conv model has no reshape to view";
       if (inst["output"] == "y") {
         EXPECT_EQ(task["kind"], "conv2d");
         ASSERT_EQ(inst["ops"].size(), 1u);

@@ -13,6 +13,7 @@
 #include "graph/interpreter.h"
 #include "language/sentence.h"
 #include "measure/recorded_schedules.h"
+#include "runtime/memory_plan.h"
 #include "tune/tuner.h"
 
 namespace tlm::testing_tune {
@@ -220,6 +221,34 @@ TEST(Artifact, OutputsReadByLaterTasksAndRepeatedOutputsVerify) {
       << "the output named once is written in place";
   EXPECT_NE(text.find("std::memcpy(outputs[0]"), std::string::npos)
       << "the repeated output is copied";
+  expect_builds_and_verifies(ao.dir);
+}
+
+// A standalone Reshape (a view: runtime/memory_plan.h) is not called in the generated code, its
+// consumers read the dense output's bytes, and the model verifies.
+TEST(Artifact, ReshapeViewsAreNotCalled) {
+  Graph g = view_model();
+  Partition p = partition_graph(g);
+  ASSERT_EQ(plan_memory(g, p).views, 1);
+  ArtifactOptions ao;
+  ao.dir = std::string(std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp") +
+           "/tlm_views_artifact_" + std::to_string(getpid());
+  ao.model_name = "views";
+  ao.best = std::vector<std::string>(p.tasks.size());
+  ao.inputs = {random_tensor(DType::F32, {8, 16}, 3)};
+  ao.expected = interpret(g, ao.inputs);
+  emit_artifact(g, p, detect_hardware(), ao);
+  const std::string text = read_text(ao.dir + "/model.cc");
+  EXPECT_NE(text.find(" is a view of "), std::string::npos) << text;
+  // Two Reshape tasks: the one read by the matmuls is a view, the graph output's one runs.
+  int reshape_tasks = 0, called = 0;
+  for (const Task& t : p.tasks)
+    if (is_view_subgraph(t.sub.graph)) {
+      reshape_tasks++;
+      called += text.find("tlm_task_" + std::to_string(t.id) + "(") != std::string::npos;
+    }
+  EXPECT_EQ(reshape_tasks, 2);
+  EXPECT_EQ(called, 1) << text;
   expect_builds_and_verifies(ao.dir);
 }
 

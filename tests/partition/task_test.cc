@@ -95,6 +95,43 @@ TEST(Task, CommutedWeightOperandIsTheSameTask) {
   EXPECT_NE(key.find("Mul(f32[]=0x1p-1, %2)"), std::string::npos) << key;
 }
 
+// is_view_subgraph: a group of Reshape/Flatten/Squeeze/Unsqueeze only re-labels its input's bytes;
+// any other movement (a transpose, a slice) or arithmetic makes it a real task.
+TEST(ViewSubgraph, OnlyRowMajorReshapesAreViews) {
+  auto only = [](Graph g) {
+    Partition p = partition_graph(g);
+    EXPECT_EQ(p.tasks.size(), 1u);
+    return is_view_subgraph(p.tasks.at(0).sub.graph);
+  };
+  auto input = [](Graph& g) { return g.add_input("x", DType::F32, {2, 3, 4}); };
+  {
+    Graph g;
+    ValueId r = reshape(g, input(g), {6, 4});
+    ValueId u = g.add(Op::Unsqueeze, {r}, {{"axes", std::vector<int64_t>{0}}});
+    ValueId f = g.add(Op::Flatten, {u}, {{"axis", int64_t(1)}});
+    g.mark_output(g.add(Op::Squeeze, {f}, {{"axes", std::vector<int64_t>{0}}}));
+    EXPECT_TRUE(only(g)) << "reshape, unsqueeze, flatten, squeeze";
+  }
+  {
+    Graph g;
+    g.mark_output(transpose(g, input(g), {0, 2, 1}));
+    EXPECT_FALSE(only(g)) << "a transpose moves bytes";
+  }
+  {
+    Graph g;
+    g.mark_output(unary(g, Op::Relu, reshape(g, input(g), {6, 4})));
+    EXPECT_FALSE(only(g)) << "reshape then relu computes";
+  }
+  {
+    Graph g;
+    g.mark_output(g.add(Op::Slice, {input(g)},
+                        {{"starts", std::vector<int64_t>{0, 0, 0}},
+                         {"ends", std::vector<int64_t>{2, 3, 2}},
+                         {"steps", std::vector<int64_t>{1, 1, 1}}}));
+    EXPECT_FALSE(only(g)) << "a slice drops bytes";
+  }
+}
+
 TEST(Flops, ConvExact) {
   Graph g;
   ValueId x = g.add_input("x", DType::F32, {1, 3, 8, 8});

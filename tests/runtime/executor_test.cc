@@ -10,6 +10,7 @@
 #include <mutex>
 #include <set>
 
+#include "fixtures/task_cases.h"
 #include "graph/interpreter.h"
 #include "graph/passes.h"
 
@@ -133,6 +134,44 @@ Graph tiny_transformer(int64_t seq, int64_t hidden, int64_t heads) {
   x = g.add(Op::Add, {x, linear(gelu, hidden, 80)});
   g.mark_output(x);
   return g;
+}
+
+// A reshaped dense output read by two matmuls (GPT-2's pattern): the standalone Reshape is a view
+// that does not run (0 ms), the trailing Reshape that is the graph output runs; both with the
+// views turned off (TLM_RESHAPE_VIEWS=0) give the same numbers.
+TEST(Executor, ReshapeTasksRunAsViews) {
+  Graph g = testing_tune::view_model();
+  prepare_graph(g);
+  Partition p = partition_graph(g);
+  std::vector<Tensor> ins = random_inputs(g, 7);
+  std::vector<Tensor> want = interpret(g, ins);
+  CompiledModel m = compile_model(g, p);
+  const MemoryPlan& plan = m.memory_plan();
+  ASSERT_EQ(plan.views, 1) << latency_table(p, m.time(ins, 0, 1));
+  std::vector<Tensor> got = m.run(ins);
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_LE(max_rel_violation(got[0], want[0], kAtol, kRtol), 1.0);
+  Timing t = m.time(ins, 0, 2);
+  std::vector<double> alone = m.time_alone(ins, AloneOptions{});
+  for (size_t k = 0; k < p.instances.size(); k++) {
+    const bool reshape = is_view_subgraph(p.tasks[p.instances[k].task].sub.graph);
+    EXPECT_EQ(plan.view[k], reshape && p.instances[k].output != g.outputs[0]) << k;
+    if (plan.view[k]) {
+      EXPECT_EQ(t.instance_ms[k], 0.0);
+      EXPECT_EQ(alone[k], 0.0);
+    }
+  }
+  EXPECT_NE(latency_table(p, t).find("injective_reshape (view)"), std::string::npos)
+      << latency_table(p, t);
+
+  setenv("TLM_RESHAPE_VIEWS", "0", 1);
+  CompiledModel copies = compile_model(g, p);
+  unsetenv("TLM_RESHAPE_VIEWS");
+  EXPECT_EQ(copies.memory_plan().views, 0);
+  std::vector<Tensor> copied = copies.run(ins);
+  ASSERT_EQ(copied.size(), 1u);
+  ASSERT_EQ(copied[0].nbytes(), got[0].nbytes());
+  EXPECT_EQ(std::memcmp(copied[0].raw(), got[0].raw(), got[0].nbytes()), 0);
 }
 
 TEST(Executor, TinyTransformerBlock) { expect_matches_interpreter(tiny_transformer(8, 32, 2)); }

@@ -146,6 +146,89 @@ TEST(PlanMemory, ReadBeforeProducedIsAnInternalError) {
   EXPECT_THROW(plan_memory(g, p), InternalError);
 }
 
+// x -> a0 = t(x) -> v1 = view(a0) -> a2 = t(v1) -> v3 = view(v1) -> a4 = t(v3, a2) -> a5 = t(a4):
+// task 0 computes, task 1 is a pure Reshape. Values: x 0, w 1, a0 2, v1 3, a2 4, v3 5, a4 6, a5 7.
+Graph view_graph(Partition* p) {
+  Graph g;
+  g.values.push_back(Value{"x", DType::F32, {1, 256}, nullptr});
+  g.inputs.push_back(0);
+  auto w = std::make_shared<const Tensor>(DType::F32, Shape{256});
+  g.values.push_back(Value{"w", DType::F32, {256}, w});
+  p->tasks.resize(2);
+  Graph& sub = p->tasks[1].sub.graph;  // in0[1,256] -Reshape-> [256]
+  sub.values.push_back(Value{"in0", DType::F32, {1, 256}, nullptr});
+  sub.values.push_back(Value{"n0:0", DType::F32, {256}, nullptr});
+  sub.inputs = {0};
+  sub.outputs = {1};
+  Node n;
+  n.op = Op::Reshape;
+  n.name = "n0";
+  n.inputs = {0};
+  n.outputs = {1};
+  n.attrs["shape"] = std::vector<int64_t>{256};
+  sub.nodes.push_back(n);
+  EXPECT_TRUE(is_view_subgraph(sub));
+  const std::vector<std::pair<int, std::vector<ValueId>>> steps = {
+      {0, {0, 1}}, {1, {2}}, {0, {3, 1}}, {1, {3}}, {0, {5, 4}}, {0, {6, 1}}};
+  for (size_t k = 0; k < steps.size(); k++) {
+    const bool view = steps[k].first == 1;
+    g.values.push_back(Value{(view ? "v" : "a") + std::to_string(k), DType::F32,
+                             view ? Shape{256} : Shape{1, 256}, nullptr});
+    TaskInstance inst;
+    inst.task = steps[k].first;
+    inst.inputs = steps[k].second;
+    inst.output = (ValueId)(k + 2);
+    p->instances.push_back(inst);
+  }
+  g.outputs.push_back(7);
+  return g;
+}
+
+TEST(PlanMemory, ReshapesAreViewsOfTheirInput) {
+  Partition p;
+  Graph g = view_graph(&p);
+  MemoryPlan plan = plan_memory(g, p, true);
+  EXPECT_EQ(plan.views, 2);
+  EXPECT_EQ(plan.view, (std::vector<bool>{false, true, false, true, false, false}));
+  EXPECT_EQ(plan.offset[3], plan.offset[2]) << "v1 is a0's bytes";
+  EXPECT_EQ(plan.offset[5], plan.offset[2]) << "v3 (a view of a view) is a0's bytes";
+  // a0 lives until its last view is read (instance 4 reads v3).
+  EXPECT_EQ(plan.lifetime[2].last, 4);
+  for (ValueId v : {4, 6, 7}) {
+    if (plan.lifetime[v].first > 4) continue;
+    const bool apart =
+        plan.offset[2] + 1024 <= plan.offset[v] || plan.offset[v] + 1024 <= plan.offset[2];
+    EXPECT_TRUE(apart) << g.value(v).name << " shares bytes with a0 while a view of it is live";
+  }
+  EXPECT_EQ(plan.activation_bytes, 4 * 1024) << "views own no bytes";
+  EXPECT_NE(memory_plan_summary(plan).find("2 reshapes are views"), std::string::npos)
+      << memory_plan_summary(plan);
+
+  MemoryPlan off = plan_memory(g, p, false);
+  EXPECT_EQ(off.views, 0);
+  EXPECT_EQ(off.view, std::vector<bool>(6, false));
+  EXPECT_EQ(off.activation_bytes, 6 * 1024);
+  EXPECT_NE(off.offset[3], off.offset[2]);
+}
+
+TEST(PlanMemory, NoViewOfAGraphInputOrOutput) {
+  Partition p;
+  Graph g = view_graph(&p);
+  p.instances[1].inputs = {0};  // v1 = view(x): x is bound in place, not in the arena
+  g.outputs.push_back(5);       // v3 is a graph output: it gets its own bytes
+  MemoryPlan plan = plan_memory(g, p, true);
+  EXPECT_EQ(plan.views, 0);
+  EXPECT_EQ(plan.view, std::vector<bool>(6, false));
+
+  Partition q;
+  Graph h = view_graph(&q);
+  h.outputs.push_back(2);  // a0 is a graph output: its views copy it
+  plan = plan_memory(h, q, true);
+  EXPECT_EQ(plan.view[1], false);
+  EXPECT_EQ(plan.view[3], true) << "v3 = view(v1): v1 owns its bytes and is no output";
+  EXPECT_EQ(plan.offset[5], plan.offset[3]);
+}
+
 TEST(FormatBytes, Units) {
   EXPECT_EQ(format_bytes(640), "640 B");
   EXPECT_EQ(format_bytes(2048), "2.0 KiB");

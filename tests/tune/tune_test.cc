@@ -14,6 +14,7 @@
 #include "measure/recorded_schedules.h"
 #include "measure/sentence_file.h"
 #include "measure/worker.h"
+#include "runtime/memory_plan.h"
 #include "tune/tuner.h"
 
 namespace tlm::testing_tune {
@@ -191,6 +192,41 @@ TEST(Tune, MissingOnlyTunesTheTasksWithoutARecordOfTheStrategy) {
   TuneReport o = tune_model(g, p, other);
   ASSERT_EQ(o.tasks.size(), 1u);
   EXPECT_EQ(o.tasks[0].new_trials, 2);
+}
+
+// A task whose every instance is a view of its input (runtime/memory_plan.h) never runs: it is
+// listed with a note and not measured, unless --tasks names it.
+TEST(Tune, ViewTasksAreNotTuned) {
+  TempFile f("views");
+  Graph g = view_model();
+  Partition p = partition_graph(g);
+  const MemoryPlan plan = plan_memory(g, p);
+  ASSERT_EQ(plan.views, 1);
+  int view_task = -1;
+  for (size_t k = 0; k < p.instances.size(); k++)
+    if (plan.view[k]) view_task = p.tasks[p.instances[k].task].id;
+  TuneReport r = tune_model(g, p, tiny("random", f.path(), 4));  // a batch of 4 per task
+  ASSERT_EQ(r.tasks.size(), p.tasks.size());
+  std::map<std::string, int> per_task;
+  for (const MeasureRecord& m : with_strategy(f.path(), "random")) per_task[m.task_key]++;
+  for (const TaskResult& t : r.tasks) {
+    if (t.task_id == view_task) {
+      EXPECT_NE(t.note.find("view"), std::string::npos) << t.note;
+      EXPECT_EQ(t.trials, 0);
+    } else {
+      EXPECT_TRUE(t.note.empty()) << "task " << t.task_id << ": " << t.note;
+      EXPECT_GT(t.best_s, 0) << "task " << t.task_id;
+    }
+  }
+  EXPECT_EQ(per_task.count(p.tasks[view_task].sub.key), 0u) << "the view was measured";
+  EXPECT_EQ(per_task.size(), p.tasks.size() - 1);
+
+  TuneOptions named = tiny("random", f.path(), 2);
+  named.tasks = {view_task};
+  TuneReport n = tune_model(g, p, named);
+  ASSERT_EQ(n.tasks.size(), 1u);
+  EXPECT_TRUE(n.tasks[0].note.empty()) << n.tasks[0].note;
+  EXPECT_EQ(n.tasks[0].new_trials, 2);
 }
 
 TEST(Tune, HalideAutoschedulersOnMatmulAndConv) {
