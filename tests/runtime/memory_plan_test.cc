@@ -90,14 +90,20 @@ TEST(PlanOffsets, RandomLifetimesNeverShareBytes) {
   }
 }
 
-// A graph whose values are listed by hand; the partition is a plain instance list, so the test
-// needs nothing but the IR structs.
-Graph chain_graph(int n, Partition* p) {
+// The start of the hand-listed graphs below: value 0 the graph input x[1,256], value 1 a weight.
+Graph input_and_weight() {
   Graph g;
   g.values.push_back(Value{"x", DType::F32, {1, 256}, nullptr});
   g.inputs.push_back(0);
   auto w = std::make_shared<const Tensor>(DType::F32, Shape{256});
   g.values.push_back(Value{"w", DType::F32, {256}, w});
+  return g;
+}
+
+// A graph whose values are listed by hand; the partition is a plain instance list, so the test
+// needs nothing but the IR structs.
+Graph chain_graph(int n, Partition* p) {
+  Graph g = input_and_weight();
   p->tasks.resize(1);
   for (int k = 0; k < n; k++) {
     g.values.push_back(Value{"a" + std::to_string(k), DType::F32, {1, 256}, nullptr});
@@ -149,11 +155,7 @@ TEST(PlanMemory, ReadBeforeProducedIsAnInternalError) {
 // x -> a0 = t(x) -> v1 = view(a0) -> a2 = t(v1) -> v3 = view(v1) -> a4 = t(v3, a2) -> a5 = t(a4):
 // task 0 computes, task 1 is a pure Reshape. Values: x 0, w 1, a0 2, v1 3, a2 4, v3 5, a4 6, a5 7.
 Graph view_graph(Partition* p) {
-  Graph g;
-  g.values.push_back(Value{"x", DType::F32, {1, 256}, nullptr});
-  g.inputs.push_back(0);
-  auto w = std::make_shared<const Tensor>(DType::F32, Shape{256});
-  g.values.push_back(Value{"w", DType::F32, {256}, w});
+  Graph g = input_and_weight();
   p->tasks.resize(2);
   Graph& sub = p->tasks[1].sub.graph;  // in0[1,256] -Reshape-> [256]
   sub.values.push_back(Value{"in0", DType::F32, {1, 256}, nullptr});
