@@ -72,12 +72,10 @@ int run_extract(const ExtractOptions& o) {
               describe_inputs(g).c_str(), g.nodes.size(), p.tasks.size(), p.instances.size());
   std::fputs(task_table(p).c_str(), stdout);
   const MemoryPlan plan = plan_memory(g, p);
-  std::vector<bool> runs(p.tasks.size(), false);
-  for (size_t k = 0; k < p.instances.size(); k++)
-    if (!plan.view[k]) runs[p.instances[k].task] = true;
+  const std::vector<bool> never_run = view_only_tasks(p, plan.view);
   std::string idle;
   for (size_t i = 0; i < p.tasks.size(); i++)
-    if (!runs[i]) idle += (idle.empty() ? "" : ", ") + std::to_string(p.tasks[i].id);
+    if (never_run[i]) idle += (idle.empty() ? "" : ", ") + std::to_string(p.tasks[i].id);
   std::printf("memory: %s%s\n", memory_plan_summary(plan).c_str(),
               idle.empty() ? "" : (" (tasks that never run: " + idle + ")").c_str());
   if (!o.json_path.empty()) {

@@ -211,13 +211,10 @@ std::string comparison_table(const Partition& p, const std::vector<ScheduleSet>&
   }
   out += "\n";
   std::vector<double> sum(ns, 0);
+  const std::vector<bool> all_views = view_only_tasks(p, t[0].view);
   for (size_t i = 0; i < nt; i++) {
     if (ms[0][i].empty()) continue;
-    bool all_views = true;
-    for (size_t k = 0; k < p.instances.size(); k++)
-      if (p.instances[k].task == (int)i && (k >= t[0].view.size() || !t[0].view[k]))
-        all_views = false;
-    const std::string kind = p.tasks[i].sub.kind + (all_views ? " (view)" : "");
+    const std::string kind = p.tasks[i].sub.kind + (all_views[i] ? " (view)" : "");
     std::snprintf(cell, sizeof cell, "%4d  %-24.24s %9zu", p.tasks[i].id, kind.c_str(),
                   ms[0][i].size());
     out += cell;

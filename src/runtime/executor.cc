@@ -390,12 +390,11 @@ std::string latency_table(const Partition& p, const Timing& t) {
       << t.instance_ms.size() << " timings for " << p.instances.size() << " instances";
   const size_t nt = p.tasks.size();
   std::vector<std::vector<double>> by_task(nt);
-  std::vector<bool> all_views(nt, true);
+  const std::vector<bool> all_views = view_only_tasks(p, t.view);
   double sum = 0;
   for (size_t k = 0; k < p.instances.size(); k++) {
     by_task[p.instances[k].task].push_back(t.instance_ms[k]);
     sum += t.instance_ms[k];
-    if (k >= t.view.size() || !t.view[k]) all_views[p.instances[k].task] = false;
   }
   std::string s;
   char line[256];

@@ -152,6 +152,17 @@ MemoryPlan plan_memory(const Graph& g, const Partition& p, bool views) {
   return plan;
 }
 
+std::vector<bool> view_only_tasks(const Partition& p, const std::vector<bool>& view) {
+  std::vector<bool> only(p.tasks.size(), false), runs(p.tasks.size(), false);
+  for (size_t k = 0; k < p.instances.size(); k++) {
+    const int t = p.instances[k].task;
+    TLM_CHECK(t >= 0 && t < (int)p.tasks.size()) << "instance task " << t;
+    (k < view.size() && view[k] ? only : runs)[t] = true;
+  }
+  for (size_t i = 0; i < only.size(); i++) only[i] = only[i] && !runs[i];
+  return only;
+}
+
 std::string format_bytes(int64_t bytes) {
   char buf[64];
   if (bytes < 1024)

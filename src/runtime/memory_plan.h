@@ -62,6 +62,10 @@ bool reshape_views_enabled();
 
 MemoryPlan plan_memory(const Graph& g, const Partition& p, bool views = reshape_views_enabled());
 
+// Per task: true when it has instances and every one of them is a view, so the task never runs.
+// `view` is per instance (MemoryPlan::view, Timing::view); instances past its end are not views.
+std::vector<bool> view_only_tasks(const Partition& p, const std::vector<bool>& view);
+
 // "arena 12.3 MiB for 45.6 MiB of activations (27%)", then "; 12 reshapes are views" if any.
 std::string memory_plan_summary(const MemoryPlan& plan);
 

@@ -108,10 +108,7 @@ void prepare_tasks(Run& run, const Graph& g, const Partition& p) {
   }
   std::map<std::string, std::vector<const MeasureRecord*>> by_task;
   for (const MeasureRecord& r : run.records) by_task[r.task_key].push_back(&r);
-  std::vector<bool> runs(p.tasks.size(), false);  // some instance of the task runs
-  const MemoryPlan plan = plan_memory(g, p);
-  for (size_t k = 0; k < p.instances.size(); k++)
-    if (!plan.view[k]) runs[p.instances[k].task] = true;
+  const std::vector<bool> never_run = view_only_tasks(p, plan_memory(g, p).view);
 
   for (size_t i = 0; i < p.tasks.size(); i++) {
     const Task& task = p.tasks[i];
@@ -127,7 +124,7 @@ void prepare_tasks(Run& run, const Graph& g, const Partition& p) {
     t.result.kind = task.sub.kind;
     t.result.weight = task.weight;
     t.result.flops = task.sub.flops;
-    if (!runs[i] && !wanted.count(task.id)) {
+    if (never_run[i] && !wanted.count(task.id)) {
       t.result.note = "not tuned: a view of its input in every instance, nothing runs";
       run.report.tasks.push_back(t.result);
       continue;

@@ -203,6 +203,7 @@ TEST(PlanMemory, ReshapesAreViewsOfTheirInput) {
     EXPECT_TRUE(apart) << g.value(v).name << " shares bytes with a0 while a view of it is live";
   }
   EXPECT_EQ(plan.activation_bytes, 4 * 1024) << "views own no bytes";
+  EXPECT_EQ(view_only_tasks(p, plan.view), (std::vector<bool>{false, true}));
   EXPECT_NE(memory_plan_summary(plan).find("2 reshapes are views"), std::string::npos)
       << memory_plan_summary(plan);
 
@@ -229,6 +230,8 @@ TEST(PlanMemory, NoViewOfAGraphInputOrOutput) {
   EXPECT_EQ(plan.view[1], false);
   EXPECT_EQ(plan.view[3], true) << "v3 = view(v1): v1 owns its bytes and is no output";
   EXPECT_EQ(plan.offset[5], plan.offset[3]);
+  EXPECT_EQ(view_only_tasks(q, plan.view), (std::vector<bool>{false, false}))
+      << "one instance of the reshape task still runs";
 }
 
 TEST(FormatBytes, Units) {
