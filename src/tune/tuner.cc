@@ -188,6 +188,10 @@ void search(Run& run) {
     if (k < 0) break;
     TaskRun& t = run.tasks[k];
     int n = (int)std::min<int64_t>(run.o.batch, budget - used);
+    // A task still in its warm-up gets only what completes it: with fewer trials per task than
+    // a batch (--trials-per-task 1, batch 8), a whole batch each would spend the budget on the
+    // first tasks and leave the rest at the default schedule.
+    if (sched.trials(k) < so.warmup) n = std::min(n, so.warmup - sched.trials(k));
     std::vector<Program> batch = policy->propose(t.search, n, rng);
     if (batch.empty() || t.search.exhausted) sched.mark_done(k);
     std::vector<MeasureJob> jobs;

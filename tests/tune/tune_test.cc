@@ -194,6 +194,22 @@ TEST(Tune, MissingOnlyTunesTheTasksWithoutARecordOfTheStrategy) {
   EXPECT_EQ(o.tasks[0].new_trials, 2);
 }
 
+// Fewer trials per task than a batch: every task gets its share (warm-up trials are capped at
+// what completes the warm-up), not the first tasks a whole batch each.
+TEST(Tune, ABudgetSmallerThanABatchReachesEveryTask) {
+  TempFile f("small");
+  Graph g = tiny_model();
+  Partition p = partition_graph(g);
+  ASSERT_GE(p.tasks.size(), 2u);
+  TuneReport r = tune_model(g, p, tiny("random", f.path(), 1));  // batch 4
+  ASSERT_EQ(r.tasks.size(), p.tasks.size());
+  for (const TaskResult& t : r.tasks) {
+    EXPECT_EQ(t.new_trials, 1) << "task " << t.task_id;
+    EXPECT_GT(t.best_s, 0) << "task " << t.task_id;
+  }
+  EXPECT_EQ(with_strategy(f.path(), "random").size(), p.tasks.size());
+}
+
 // A task whose every instance is a view of its input (runtime/memory_plan.h) never runs: it is
 // listed with a note and not measured, unless --tasks names it.
 TEST(Tune, ViewTasksAreNotTuned) {
