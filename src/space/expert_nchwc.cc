@@ -152,7 +152,7 @@ std::vector<Target> nchwc_targets(const Roles& roles, const SpaceStage& st) {
   // CNNs at two threads on an Intel Xeon (geomean 1.05x, up to 1.32x) and on 41 of 47 at one
   // (1.09x, up to 1.38x), measured in one sitting (BENCHMARKS.md, session 42).
   const bool taps = st.rextents.size() == 4 && st.rextents[1] * st.rextents[2] > 1;
-  if (!roles.depthwise && taps && roles.u >= 0)
+  if (!roles.depthwise && taps && roles.u >= 0) {
     for (const Block& b : blocks) {
       if (b.a == 2) continue;  // 2 x 6 and 2 x 7: never the fastest of these (18 tasks)
       for (int64_t chunk : {1, 2}) {
@@ -163,6 +163,23 @@ std::vector<Target> nchwc_targets(const Roles& roles, const SpaceStage& st) {
         out.push_back(t);
       }
     }
+    // AVX2: MLAS's kernel order inside the walk as well -- the kernel rows (r2) outside the
+    // register block, each row's taps and lanes inside it --, 4 x 2, one input block at a time,
+    // the padded input copied once per run. A 1,056-measurement search of ResNet-50's weakest
+    // one-thread layers on Zen 3 found this form on the 3x3 512 @ 7x7 (2.50-2.54 ms against the
+    // best expert's 2.83-2.96, the same sitting). Among 8 such variants (4 x 3 and 4 x 2; the
+    // kernel rows or columns outside; the copy once per run or per input block) on the 27 dense
+    // 3x3 layers of the training ResNet-18 @224 and ResNet-50 @192 and @256 (Zen 3, every expert
+    // of those tasks measured in one sitting), this one was the fastest expert on 14 at one thread;
+    // alone it makes the best expert 1.012x faster in the geometric mean at one thread (up to
+    // 1.054x, the 7x7 layers), 1.004x at two (BENCHMARKS.md, session 66).
+    if (st.lanes < 16 && st.rextents[2] > 1) {
+      Target t = row_walk_target(4, 2, roles, st);
+      t.rchunk = {0, 0, 1, 1};
+      t.pack_first = kPackRoot;
+      out.push_back(t);
+    }
+  }
   // AVX-512, dense: the block lanes' reduction (16 input channels of a block) in chunks, so
   // that the chunk's loop is unrolled with the register block (S3 x R1 within the unroll limit
   // of 128: 4 x 6 x 16 is not, 4 x 6 x 4 is) and each weight vector and broadcast input is a

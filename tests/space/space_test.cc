@@ -726,6 +726,52 @@ TEST(Space, BlockedConvolutionExpertsSumInputBlocksOutsideTheRowWalk) {
   }
 }
 
+// AVX2's MLAS kernel order inside the row walk (expert_nchwc.cc): every dense blocked
+// convolution with kernel rows gets exactly one expert with the kernel rows (r2) outside the
+// register block and the columns and lanes whole inside it, 4 channel blocks x 2 pixels, one input
+// block at a time, the accumulator per level-2 tile and the padded input copied once per run; it
+// computes the right answer. 1x1 layers (no taps) get none; AVX-512 none of this form.
+TEST(Space, Avx2BlockedConvolutionExpertWithKernelRowsOutside) {
+  for (const char* key : kAvx2AndAvx512) {
+    const HardwareInfo hw = parse_hardware_key(key);
+    SCOPED_TRACE(key);
+    const bool avx2 = hw.vector_bits == 256;
+    int with_rows = 0;
+    bool checked = false;
+    for (const BlockedConv& c : resnet18_blocked_convs(hw)) {
+      const TaskSpace& space = c.space;
+      const SpaceStage& st = space.stages[space.anchor];
+      if (st.rextents.size() != 4) continue;  // depthwise: taps only
+      SCOPED_TRACE(c.name);
+      const bool rows = st.rextents[2] > 1;
+      with_rows += rows;
+      int found = 0;
+      for (const Program& p : expert_programs(space, hw)) {
+        const int64_t* r = anchor_slot(space, p, StepKind::Tile, 2, /*reduction=*/true);
+        const int64_t* cols = anchor_slot(space, p, StepKind::Tile, 1, /*reduction=*/true);
+        const int64_t* lanes = anchor_slot(space, p, StepKind::Tile, 0, /*reduction=*/true);
+        const int64_t* inputs = anchor_slot(space, p, StepKind::Tile, 3, /*reduction=*/true);
+        const int64_t* copy = anchor_slot(space, p, StepKind::Pack, 0);
+        if (!(r && cols && lanes && inputs && copy)) continue;
+        if (!(*r == 1 && *cols == st.rextents[1] && *lanes == st.rextents[0] && *inputs == 1 &&
+              *copy == kPackRoot))
+          continue;
+        if (*anchor_slot(space, p, StepKind::ComputeAt) != 2) continue;
+        if (anchor_tile(space, p, 3)[2] != std::min<int64_t>(4, st.extents[3])) continue;
+        if (anchor_tile(space, p, 1)[2] != 2) continue;
+        found++;
+        if (!checked) {
+          checked = true;
+          expect_right_answer(c.sub, space, p, 11);
+        }
+      }
+      EXPECT_EQ(found, avx2 && rows ? 1 : 0);
+    }
+    EXPECT_GE(with_rows, 5);
+    EXPECT_EQ(checked, avx2);
+  }
+}
+
 // AVX-512's other blocked-conv experts (expert.cc, nchwc_targets): the block lanes' reduction
 // in chunks whose loop is unrolled with the register block (accumulators x chunk within the
 // unroll limit of 128, the accumulator per register block), one of them with the input blocks
