@@ -1,6 +1,7 @@
 // Expert targets of the channel-blocked convolution (ConvNchwc, [N, C/B, H, W, B];
 // expert_internal.h): MLAS's NCHWc kernel shapes, its loop orders over whole output rows, and the
-// forms long searches found on AVX-512. Which measurement chose each is said where it is made.
+// forms long searches found on AVX-512 (and one on AVX2). Which measurement chose each is said
+// where it is made.
 #include <vector>
 
 #include "space/expert_internal.h"
