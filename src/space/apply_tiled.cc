@@ -12,7 +12,9 @@
 //           extents stays within the unroll limit.
 //   packs   operand.in(anchor) computed at root, inside the innermost loop of S0, S1 or R0, or
 //           inside all S2 loops but the innermost (a micro-panel for a row of register blocks);
-//           stored and copied with the dim the vector var indexes innermost, copy vectorized.
+//           stored and copied with the dim the vector var indexes innermost, copy vectorized;
+//           a task input indexed by a padded var is not copied inside the update (read where it
+//           lies: indexes_padded_var).
 //           A model weight packed at root is packed once instead: the task input itself takes
 //           that layout and its binder passes a packed copy (lower.h, prepacked constants);
 //           blocked by the register block's width when the vector var indexes it (the task is
@@ -428,6 +430,38 @@ std::vector<InputLayout> blocked_weights(const TiledEmit& e) {
   return out;
 }
 
+// True when a copy at pack `level` (not root) is made inside the accumulator's update: R0 always,
+// S0 / S1 when the accumulator sits at or above that level, S2 (inside every S2 loop but the
+// innermost, or just outside a single one) when the accumulator is at level 2 or above.
+bool copy_inside_update(const TiledEmit& e, int level) {
+  if (level == kPackR0) return true;
+  if (level == kPackS0) return e.c <= 0;
+  if (level == kPackS1) return e.c <= 1;
+  return e.c <= 2;  // kPackS2
+}
+
+// True when the anchor reads `callee` through a padded var. A copy of such an operand made inside
+// the update is not always what the update reads: Halide 14 sizes it from the update's tiles along
+// that var, the last of which is guarded (a tile as large as the padded extent) or shifted
+// inwards, with loose bounds. Seen (session 67, property test): a matmul's A copied per K chunk
+// along its padded rows computed nothing (every output 0), its B copied along padded, vectorized
+// columns gave wrong values, and a convolution's weight copied per row of register blocks was
+// "accessed at 17" of its 16 output channels (padded to 18). Such an operand is read where it
+// lies instead: a Pack value inside the update then means no copy, and the program stays valid
+// (SpaceProperty.OperandsPackedInsideAPaddedUpdatePassTheBoundsChecks). Only task inputs: a stage
+// of the task (a convolution's padded input) is defined everywhere, so its copy may cover more
+// than the update reads (the AVX-512 experts copy the padded input per input-block chunk along
+// padded rows); weights packed once (prepacked) are not copies and keep their layout.
+bool indexes_padded_var(const TiledEmit& e, const std::string& callee) {
+  std::vector<Halide::Expr> args = call_args(e.acc, callee);
+  for (int i : e.tiled) {
+    if (e.ap.padded[i] == e.as.extents[i]) continue;
+    for (const Halide::Expr& a : args)
+      if (Halide::Internal::expr_uses_var(a, e.A.vars[i].name())) return true;
+  }
+  return false;
+}
+
 // Step 6: packed operands. The innermost loop of a level: in the output above the accumulator's
 // level (the fused parallel loop when it swallowed S0), in the update below it. S2 is special:
 // the copy goes inside every S2 loop but the innermost, so that one micro-panel (e.g. 32 columns
@@ -454,17 +488,13 @@ void pack_operands(TiledEmit& e) {
       prepack_input(e, operand.input);
       continue;
     }
-    Func wrapper;
-    std::string name;
-    if (operand.stage >= 0) {
-      Func f = e.t.stages.at(operand.stage).func;
-      name = f.name();
-      wrapper = f.in(e.acc);
-    } else {
-      Halide::ImageParam& ip = e.t.inputs.at(operand.input);
-      name = Halide::Func(ip).name();
-      wrapper = ip.in(e.acc);
-    }
+    const std::string name = operand.stage >= 0 ? e.t.stages.at(operand.stage).func.name()
+                                                : Halide::Func(e.t.inputs.at(operand.input)).name();
+    if (operand.input >= 0 && !e.rooted && level != kPackRoot && copy_inside_update(e, level) &&
+        indexes_padded_var(e, name))
+      continue;  // read where it lies: see indexes_padded_var
+    Func wrapper = operand.stage >= 0 ? e.t.stages.at(operand.stage).func.in(e.acc)
+                                      : e.t.inputs.at(operand.input).in(e.acc);
     if (e.rooted || level == kPackRoot)
       wrapper.compute_root();
     else

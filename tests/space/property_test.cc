@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <set>
 
+#include "fixtures/known_programs.h"
+#include "fixtures/task_cases.h"
 #include "space/space_cases.h"
 
 namespace tlm::testing_space {
@@ -163,6 +165,79 @@ TEST(SpaceProperty, PaddedFlattenedPointwiseProgramsPassTheBoundsChecks) {
   }
   EXPECT_TRUE(pixels.count(196) && pixels.count(49)) << "no flattened 14x14 or 7x7 task";
   EXPECT_GE(checked, 8);
+}
+
+}  // namespace
+}  // namespace tlm::testing_space
+
+namespace tlm::testing_space {
+namespace {
+
+// An operand copied inside the accumulator's update (pack at S1, R0 or S2) along a padded var: the
+// copy's region is what Halide infers from the update's guarded or shifted tiles, and it was not
+// always what the update reads (wrong answers, and a weight read past its last channel, found by
+// the tuner's final timing in session 66). Such operands are read where they lie now
+// (apply_tiled.cc, indexes_padded_var). Built with Halide's assertions on, random programs with
+// every operand packed inside the update, and the programs that failed before, must run and
+// compute the right answer.
+TEST(SpaceProperty, OperandsPackedInsideAPaddedUpdatePassTheBoundsChecks) {
+  HardwareInfo hw = detect_hardware();
+  std::vector<Subgraph> subs = {testing_tune::only_task(testing_tune::conv_graph()),
+                                matmul_subgraph(56, 24, 50)};
+  std::mt19937_64 rng(17);
+  int checked = 0;
+  for (const Subgraph& sub : subs) {
+    SCOPED_TRACE(sub.kind);
+    TaskSpace space = build_space(lower_subgraph(sub), hw);
+    std::vector<Tensor> inputs = random_inputs(sub, 3);
+    Tensor ref = interpret(sub.graph, inputs).at(0);
+    int here = 0;
+    for (int tries = 0; tries < 800 && here < 24; tries++) {
+      // Pads above 1 and every operand packed inside the update; the rest at random.
+      Program p = build_program(space, [&](const Slot& s, size_t, const std::vector<int64_t>& o) {
+        if (s.kind == StepKind::Pad && o.size() > 1) return o[1 + rng() % (o.size() - 1)];
+        if (s.kind == StepKind::Pack) {
+          const int64_t inside[] = {3, 4, 5};  // kPackS1, kPackR0, kPackS2 (space_internal.h)
+          return inside[rng() % 3];
+        }
+        return o[rng() % o.size()];
+      });
+      if (padded_slots(space, p) == 0) continue;
+      ASSERT_TRUE(is_valid_program(space, p));
+      Tensor got;
+      if (!run_program(sub, space, p, inputs, &got)) continue;
+      EXPECT_LE(max_rel_violation(got, ref, 1e-3, 1e-3), 1.0) << "wrong answer for\n"
+                                                              << program_str(space, p);
+      here++;
+    }
+    EXPECT_EQ(here, 24) << "too few padded programs";
+    checked += here;
+  }
+  EXPECT_EQ(checked, 48);
+  // Programs that failed before, in slot order (printed by program_str). The conv: 16 output
+  // channels padded to 18 in shifted tiles of 3, the weight copied per row of register blocks
+  // (S2 = 5): "in1_w0 is accessed at 17". The matmuls (pad, tile x3 of N; pad, tile x3 of M; K
+  // chunk, order, compute_at, vectorize, parallel, pack A, pack B, unroll): A copied per K chunk
+  // (R0 = 4) or per row of register blocks along its padded rows computed nothing (every output
+  // 0), and B copied along its padded, vectorized columns gave wrong values.
+  const std::vector<std::pair<int, std::vector<int64_t>>> failed = {
+      {0, {4, 3, 1, 3, 1, 4, 3, 6, 3, 1, 1, 1, 1, 1, 1, 1, 0, 3, 5, 8}},
+      {1, {8, 8, 7, 1, 16, 1, 32, 2, 6, 1, 1, 1, 2, 4, 4, 8}},
+      {1, {8, 28, 2, 1, 6, 5, 6, 2, 1, 1, 1, 1, 2, 5, 5, 128}},
+      {1, {8, 4, 7, 2, 3, 19, 3, 1, 8, 0, 1, 0, 0, 4, 5, 128}}};
+  for (const auto& [which, values] : failed) {
+    const Subgraph& sub = subs[which];
+    TaskSpace space = build_space(lower_subgraph(sub), hw);
+    std::vector<Tensor> inputs = random_inputs(sub, 3);
+    Tensor ref = interpret(sub.graph, inputs).at(0);
+    Program p;
+    p.values = values;
+    ASSERT_TRUE(is_valid_program(space, p)) << program_str(space, p);
+    Tensor got;
+    if (!run_program(sub, space, p, inputs, &got)) continue;
+    EXPECT_LE(max_rel_violation(got, ref, 1e-3, 1e-3), 1.0) << "wrong answer for\n"
+                                                            << program_str(space, p);
+  }
 }
 
 }  // namespace

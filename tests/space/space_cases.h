@@ -181,6 +181,20 @@ inline std::vector<Tensor> random_inputs(const Subgraph& sub, uint64_t seed) {
   return ins;
 }
 
+// A program built value by value: `pick(slot, j, options)` chooses the slot's j-th value among
+// the options the space offers after the values before it (so the program is always valid).
+template <class Pick>
+Program build_program(const TaskSpace& space, Pick pick) {
+  Program p;
+  size_t slot = 0, pos = 0;  // the slot of the next value and that slot's first value
+  while (p.values.size() < program_length(space)) {
+    const size_t k = p.values.size();
+    while (pos + space.slots[slot].arity <= k) pos += space.slots[slot++].arity;
+    p.values.push_back(pick(space.slots[slot], k - pos, next_options(space, p.values)));
+  }
+  return p;
+}
+
 // Runs an (already scheduled or not) lowered task on `inputs`.
 inline Tensor run_task(const LoweredTask& t, std::vector<Tensor>& inputs) {
   CompiledTask ct = compile_task(t, host_target());

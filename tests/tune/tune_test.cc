@@ -82,11 +82,11 @@ void check_search(const std::string& strategy) {
     }
     // The final timings are built with Halide's assertions (final_timing_options), and they
     // reject a program whose inferred bounds exceed an input: by design (it is never deployed).
-    // The search reaches such programs depending on its latencies (e.g. 16 output channels
-    // padded to 18 with the weight copied per channel inside the accumulator's channel loop: the
-    // copy is bounded by the loop's padded range, not by its guard, "Input buffer in1_w0 is
-    // accessed at 17, which is beyond the max (15)"), so either error-free with its samples or
-    // exactly that.
+    // The search reached such programs depending on its latencies (16 output channels padded to
+    // 18 with the weight copied per channel block inside the accumulator's update: "Input buffer
+    // in1_w0 is accessed at 17, which is beyond the max (15)"; such copies are no longer made
+    // since session 67, SpaceProperty.OperandsPackedInsideAPaddedUpdatePassTheBoundsChecks), so
+    // either error-free with its samples or exactly that.
     if (m.ok()) {
       EXPECT_EQ(m.latencies_s.size(), 3u) << m.sentence;
     } else {
