@@ -430,16 +430,6 @@ std::vector<InputLayout> blocked_weights(const TiledEmit& e) {
   return out;
 }
 
-// True when a copy at pack `level` (not root) is made inside the accumulator's update: R0 always,
-// S0 / S1 when the accumulator sits at or above that level, S2 (inside every S2 loop but the
-// innermost, or just outside a single one) when the accumulator is at level 2 or above.
-bool copy_inside_update(const TiledEmit& e, int level) {
-  if (level == kPackR0) return true;
-  if (level == kPackS0) return e.c <= 0;
-  if (level == kPackS1) return e.c <= 1;
-  return e.c <= 2;  // kPackS2
-}
-
 // True when the anchor reads `callee` through a padded var. A copy of such an operand made inside
 // the update is not always what the update reads: Halide 14 sizes it from the update's tiles along
 // that var, the last of which is guarded (a tile as large as the padded extent) or shifted
@@ -467,18 +457,23 @@ bool indexes_padded_var(const TiledEmit& e, const std::string& callee) {
 // the copy goes inside every S2 loop but the innermost, so that one micro-panel (e.g. 32 columns
 // of B over the R1 chunk, contiguous) serves a whole row of register blocks.
 void pack_operands(TiledEmit& e) {
-  auto loop_site = [&](int l, int var) -> LoopLevel {
-    if (l >= e.c) return LoopLevel(e.acc, e.al[var][l]);
-    if (l == 0 && e.p == (int)e.tiled.size()) return LoopLevel(e.out, e.par);
-    return LoopLevel(e.out, e.lv[var][l]);
+  struct Site {
+    LoopLevel at;
+    bool in_update;  // a loop of the accumulator's update, not of the output
   };
-  auto pack_site = [&](int level) -> LoopLevel {
-    if (level == kPackR0) return LoopLevel(e.acc, e.r0.front());
+  auto loop_site = [&](int l, int var) -> Site {
+    if (l >= e.c) return {LoopLevel(e.acc, e.al[var][l]), true};
+    if (l == 0 && e.p == (int)e.tiled.size()) return {LoopLevel(e.out, e.par), false};
+    return {LoopLevel(e.out, e.lv[var][l]), false};
+  };
+  auto pack_site = [&](int level) -> Site {
+    if (level == kPackR0) return {LoopLevel(e.acc, e.r0.front()), true};
     if (level == kPackS0) return loop_site(0, e.level_vars(0).front());
     if (level == kPackS1) return loop_site(1, e.level_vars(1).front());
     if (e.tiled_s2.size() >= 2) return loop_site(2, e.tiled_s2[1]);
     // One S2 loop: just outside it (R0 inside the update, or S1 when S2 is in the output).
-    return e.c <= 2 ? LoopLevel(e.acc, e.r0.front()) : loop_site(1, e.level_vars(1).front());
+    if (e.c <= 2) return {LoopLevel(e.acc, e.r0.front()), true};
+    return loop_site(1, e.level_vars(1).front());
   };
   for (size_t k = 0; k < e.as.operands.size(); k++) {
     int level = e.ap.pack[k];
@@ -490,15 +485,16 @@ void pack_operands(TiledEmit& e) {
     }
     const std::string name = operand.stage >= 0 ? e.t.stages.at(operand.stage).func.name()
                                                 : Halide::Func(e.t.inputs.at(operand.input)).name();
-    if (operand.input >= 0 && !e.rooted && level != kPackRoot && copy_inside_update(e, level) &&
-        indexes_padded_var(e, name))
+    const bool root = e.rooted || level == kPackRoot;
+    const Site site = root ? Site{LoopLevel::root(), false} : pack_site(level);
+    if (operand.input >= 0 && site.in_update && indexes_padded_var(e, name))
       continue;  // read where it lies: see indexes_padded_var
     Func wrapper = operand.stage >= 0 ? e.t.stages.at(operand.stage).func.in(e.acc)
                                       : e.t.inputs.at(operand.input).in(e.acc);
-    if (e.rooted || level == kPackRoot)
+    if (root)
       wrapper.compute_root();
     else
-      wrapper.compute_at(pack_site(level));
+      wrapper.compute_at(site.at);
     // Storage and copy order: the dim indexed by the vector var innermost.
     std::vector<Var> args = wrapper.args();
     if (args.empty()) continue;
