@@ -483,14 +483,15 @@ void pack_operands(TiledEmit& e) {
       prepack_input(e, operand.input);
       continue;
     }
-    const std::string name = operand.stage >= 0 ? e.t.stages.at(operand.stage).func.name()
-                                                : Halide::Func(e.t.inputs.at(operand.input)).name();
+    // The operand as a Func (an ImageParam's is the same handle its in() wraps).
+    Func source = operand.stage >= 0 ? e.t.stages.at(operand.stage).func
+                                     : Func(e.t.inputs.at(operand.input));
+    const std::string name = source.name();
     const bool root = e.rooted || level == kPackRoot;
     const Site site = root ? Site{LoopLevel::root(), false} : pack_site(level);
     if (operand.input >= 0 && site.in_update && indexes_padded_var(e, name))
       continue;  // read where it lies: see indexes_padded_var
-    Func wrapper = operand.stage >= 0 ? e.t.stages.at(operand.stage).func.in(e.acc)
-                                      : e.t.inputs.at(operand.input).in(e.acc);
+    Func wrapper = source.in(e.acc);
     if (root)
       wrapper.compute_root();
     else

@@ -167,12 +167,6 @@ TEST(SpaceProperty, PaddedFlattenedPointwiseProgramsPassTheBoundsChecks) {
   EXPECT_GE(checked, 8);
 }
 
-}  // namespace
-}  // namespace tlm::testing_space
-
-namespace tlm::testing_space {
-namespace {
-
 // An operand copied inside the accumulator's update (pack at S1, R0 or S2) along a padded var: the
 // copy's region is what Halide infers from the update's guarded or shifted tiles, and it was not
 // always what the update reads (wrong answers, and a weight read past its last channel, found by
