@@ -274,6 +274,7 @@ def add_model_args(ap, tlm_help="the tlm binary (run.sh passes TLM_BIN)"):
     ap.add_argument("--onnx-dir", required=True)
     ap.add_argument("--threads", type=int, required=True)
     ap.add_argument("--tlm-model", help="checkpoint of TLM-1xg (default models/tlm.ckpt)")
+    ap.add_argument("--tlm-ranker", help="zero-shot ranker of TLM-1xg (default models/ranker.json)")
     ap.add_argument("--layout", default="auto", help="tlm's --layout (as the records were tuned)")
     ap.add_argument("--tlm", default=os.path.join(ROOT, "build", "tlm"), help=tlm_help)
     ap.add_argument("--redo", action="store_true")
@@ -292,6 +293,15 @@ def model_inputs(a):
     return onnx, ckpt, sha16(ckpt)
 
 
+def ranker_input(a):
+    """(path, sha16) of the zero-shot ranker TLM-1xg uses: it chooses every task's program, so
+    a run's identity includes it as it includes the checkpoint. Exits when it is missing."""
+    path = os.path.abspath(a.tlm_ranker or os.path.join(ROOT, "models", "ranker.json"))
+    if not os.path.exists(path):
+        sys.exit(f"no zero-shot ranker {path}")
+    return path, sha16(path)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     add_model_args(ap)
@@ -308,6 +318,7 @@ def main():
 
     m, t = a.model, a.threads
     onnx, ckpt, ckpt_sha = model_inputs(a)
+    ranker, ranker_sha = ranker_input(a)
     fin = os.path.join(a.results, "final")
     os.makedirs(fin, exist_ok=True)
     base = os.path.join(fin, f"{m}.t{t}")
@@ -321,18 +332,19 @@ def main():
     signature = {"sets": {n: [s["source"], os.path.getsize(s["source"]),
                               int(os.path.getmtime(s["source"]))]
                           for n, s in sets.items() if s["records"]},
-                 "ckpt": ckpt_sha, "repeat": a.repeat, "turns": a.turns, "cpu": a.cpu}
+                 "ckpt": ckpt_sha, "ranker": ranker_sha, "repeat": a.repeat, "turns": a.turns,
+                 "cpu": a.cpu}
     status_path = base + ".json"
     if os.path.exists(status_path) and not a.redo:
         old = json.load(open(status_path))
         if old.get("complete") and old.get("signature") == signature:
-            print(f"== {m} (threads {t}): finished earlier with the same records and checkpoint "
+            print(f"== {m} (threads {t}): finished earlier with the same records, checkpoint and ranker "
                   f"(skipped; REDO=1 runs it again)")
             return
     pin = ["taskset", "-c", str(a.cpu)] if a.cpu is not None else []
     st = {"model": m, "threads": t, "onnx": onnx, "cpu": a.cpu, "cpu_model": cpu_model_name(),
           "started": time.strftime("%F %T"), "checkpoint": {"path": ckpt, "sha": ckpt_sha},
-          "signature": signature, "heldout": {}, "sets": sets, "runs": [], "peers": {},
+          "ranker": {"path": ranker, "sha": ranker_sha}, "signature": signature, "heldout": {}, "sets": sets, "runs": [], "peers": {},
           "hardware": None, "complete": False, "order": names}
 
     def save():
@@ -365,7 +377,7 @@ def main():
                      "--schedules", ",".join(specs), "--csv", csv_path,
                      "--layout", a.layout]
         if "tlm" in run_sets:
-            cmd += ["--model", ckpt]
+            cmd += ["--model", ckpt, "--ranker", ranker]
         env = {"HL_BEAM_SIZE": "1"} if "adams-greedy" in run_sets else {}
         print(f"   {time.strftime('%H:%M:%S')} tlm run: default, {', '.join(run_sets)}", flush=True)
         rc, text = run_logged(cmd, log, a.timeout, env=env)

@@ -30,7 +30,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from final import (HALIDE, ROOT, add_model_args, cpu_model_name, discover_sets,  # noqa: E402
-                   model_inputs, order_key)
+                   model_inputs, order_key, ranker_input)
 
 
 def main():
@@ -48,6 +48,7 @@ def main():
 
     m, t = a.model, a.threads
     onnx, ckpt, ckpt_sha = model_inputs(a)
+    ranker, ranker_sha = ranker_input(a)
     res = a.results
     py = os.path.join(ROOT, "bench", ".venv", "bin", "python")
     if not os.path.exists(py):
@@ -62,7 +63,7 @@ def main():
     signature = {"sets": {n: [sets[n]["source"], os.path.getsize(sets[n]["source"]),
                               int(os.path.getmtime(sets[n]["source"]))]
                           for n in names if n in sets},
-                 "ckpt": ckpt_sha, "blocks": a.blocks, "block": a.block}
+                 "ckpt": ckpt_sha, "ranker": ranker_sha, "blocks": a.blocks, "block": a.block}
     if os.path.exists(base + ".json") and not a.redo:
         old = json.load(open(base + ".json"))
         if old.get("signature") == signature and old.get("ratios"):
@@ -84,7 +85,8 @@ def main():
     variants = []
     for n in names:
         spec = {"default": "default", "tlm": "tlm"}.get(n) or sets[n]["records"]
-        flags = [f"--layout={a.layout}"] + ([f"--model={ckpt}"] if n == "tlm" else [])
+        flags = [f"--layout={a.layout}"] + (
+            [f"--model={ckpt}", f"--ranker={ranker}"] if n == "tlm" else [])
         variants += ["--variant", f"{n}={spec}@{';'.join(flags)}"]
     summary = base + ".summary.tmp.json"
     cmd = ["taskset", "-c", cpus, py, os.path.join(ROOT, "bench", "lose", "interleave.py"),
@@ -110,7 +112,8 @@ def main():
     os.replace(os.path.join(out, f"{m}.{t}t.csv"), base + ".csv")
     st = {"model": m, "threads": t, "cpus": cpus, "cpu_model": cpu_model_name(),
           "date": time.strftime("%F %T"), "wall_s": round(time.time() - t0, 1),
-          "checkpoint": {"path": ckpt, "sha": ckpt_sha}, "signature": signature,
+          "checkpoint": {"path": ckpt, "sha": ckpt_sha},
+          "ranker": {"path": ranker, "sha": ranker_sha}, "signature": signature,
           "skipped": skipped, "command": " ".join(cmd), "ort_ms": s["ort_ms"],
           "ort_version": s["ort_version"], "blocks": s["blocks"], "block": s["block"],
           "ratios": s["variants"],

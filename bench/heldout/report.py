@@ -162,7 +162,7 @@ def main():
     models = MODELS + sorted({m for m, _ in found} - set(MODELS))
 
     # The machine: /proc/cpuinfo (recorded by final.py) and tlm's hardware key.
-    cpus, keys, ckpts = set(), set(), set()
+    cpus, keys, ckpts, rankers = set(), set(), set(), set()
     for (m, t), e in found.items():
         st = e["status"]
         if st:
@@ -171,6 +171,9 @@ def main():
                 keys.add(st["hardware"])
             ck = st.get("checkpoint", {})
             ckpts.add(f"{ck.get('path')} (sha256 {ck.get('sha')})")
+            rk = st.get("ranker")  # recorded from session 69 on
+            rankers.add(f"{rk['path']} (sha256 {rk['sha']})" if rk else
+                        "not recorded (runs before session 69: the shipped models/ranker.json of then)")
         for tag in e["tags"].values():
             info = tune_log(os.path.join(log_dir, f"{m}.t{t}.{tag}.log"))
             if info:
@@ -186,6 +189,7 @@ def main():
           f"Machine: {'; '.join(sorted(cpus))} (/proc/cpuinfo model name); tlm hardware key: "
           f"{'; '.join(sorted(keys)) or 'not printed (no records set timed yet)'}.",
           f"Checkpoint of TLM-1xg and of the tlm tuning runs: {'; '.join(sorted(ckpts)) or 'not run'}.",
+          f"Zero-shot ranker of TLM-1xg: {'; '.join(sorted(rankers)) or 'not run'}.",
           "", "Batch 1 (BERT-base and GPT-2 at seq 128), the ONNX files of bench/e2e/models.py. "
           "Latency: `tlm run`'s end-to-end median (the lowest of its turns' medians: `--turns 6` "
           "of 5 runs from session 52, 2 of 5 before; every set of a model timed in one run "

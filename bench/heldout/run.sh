@@ -52,6 +52,9 @@
 #                                halide-adams2019-greedy (Adams2019 with HL_BEAM_SIZE=1)
 #   TLM_MODEL=CKPT       checkpoint of the tlm strategies and of TLM-1xg (default: models/tlm.ckpt);
 #                        the tlm records remember it: final refuses another one
+#   TLM_RANKER=JSON      zero-shot ranker of the tlm strategies' first proposals and of TLM-1xg
+#                        (default: models/ranker.json); final and oneproc record its sha and run
+#                        again when it changes
 #   RESULTS=DIR          results directory (default bench/results/heldout)
 #   ONNX_DIR=DIR         the exported models (default bench/results/e2e/onnx, shared with bench/e2e)
 #   TUNE_E2E=1           let every `tlm tune` also compile, verify and time its model at the end
@@ -85,6 +88,8 @@ results=$(realpath -m "${RESULTS:-$root/bench/results/heldout}")
 onnx_dir=$(realpath -m "${ONNX_DIR:-$root/bench/results/e2e/onnx}")
 tlm_model=""
 [[ -n "${TLM_MODEL:-}" ]] && tlm_model=$(realpath -m "$TLM_MODEL")
+tlm_ranker=""
+[[ -n "${TLM_RANKER:-}" ]] && tlm_ranker=$(realpath -m "$TLM_RANKER")
 tlm_bin=$(realpath -m "${TLM_BIN:-$root/build/tlm}")
 layout=${LAYOUT:-auto}
 [[ -x $tlm_bin ]] || { echo "error: no tlm binary at $tlm_bin (build it, or set TLM_BIN)" >&2; exit 1; }
@@ -200,6 +205,7 @@ tune_one() {  # tune_one MODEL STRATEGY TRIALS THREADS CPU("" = not pinned) LANE
     fi
     echo "$id" > "$rec.ckpt"
     [[ -n $tlm_model ]] && cmd+=(--model "$tlm_model")
+    [[ -n $tlm_ranker ]] && cmd+=(--ranker "$tlm_ranker")
   fi
   [[ -n $cpu ]] && pin=(taskset -c "$cpu")
   echo "[$lane] $(date +%H:%M:%S) $m $tag (threads $t${cpu:+, core $cpu})"
@@ -320,6 +326,7 @@ final() {  # final THREADS
     --tlm "$tlm_bin" --layout "$layout")
   ((t == 1)) && args+=(--cpu "${FINAL_CPU:-0}")
   [[ -n $tlm_model ]] && args+=(--tlm-model "$tlm_model")
+  [[ -n $tlm_ranker ]] && args+=(--tlm-ranker "$tlm_ranker")
   [[ -n ${FINAL_SEPARATE:-} ]] && args+=(--separate "$FINAL_SEPARATE")
   [[ ${REDO:-0} == 1 ]] && args+=(--redo)
   local m rc=0
@@ -359,6 +366,7 @@ oneproc() {  # oneproc THREADS
   local args=(--results "$results" --onnx-dir "$onnx_dir" --threads "$t" --cpus "$cpu_list"
     --tlm "$tlm_bin" --layout "$layout")
   [[ -n $tlm_model ]] && args+=(--tlm-model "$tlm_model")
+  [[ -n $tlm_ranker ]] && args+=(--tlm-ranker "$tlm_ranker")
   [[ -n ${ONEPROC_ART:-} ]] && args+=(--art-dir "$ONEPROC_ART")
   [[ -n ${ONEPROC_BLOCKS:-} ]] && args+=(--blocks "$ONEPROC_BLOCKS")
   [[ ${REDO:-0} == 1 ]] && args+=(--redo)

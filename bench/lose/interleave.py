@@ -56,12 +56,14 @@ def build_artifact(tlm, threads, onnx, records, out_dir, env, flags, reuse=False
     so = os.path.join(out_dir, "libmodel.so")
     stamp_path = os.path.join(out_dir, "interleave.stamp")
     inputs = [tlm, onnx] + ([records] if records not in ("tlm", "default") else [])
-    if records == "tlm":  # the checkpoint and ranker it reads (the shipped ones unless --model)
+    if records == "tlm":  # the checkpoint and ranker it reads (the shipped ones unless
+        # --model / --ranker say otherwise)
         root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
-        model = flags[flags.index("--model") + 1] if "--model" in flags else \
-            os.path.join(root, "models", "tlm.ckpt")
-        inputs += [f for f in (model, os.path.join(root, "models", "ranker.json"))
-                   if os.path.exists(f)]
+
+        def flag(name, default):
+            return flags[flags.index(name) + 1] if name in flags else os.path.join(root, default)
+        inputs += [f for f in (flag("--model", "models/tlm.ckpt"),
+                               flag("--ranker", "models/ranker.json")) if os.path.exists(f)]
     stamp = repr((cmd, [(f, os.stat(f).st_size, os.stat(f).st_mtime_ns) for f in inputs],
                   sorted((k, v) for k, v in env.items() if k.startswith(("TLM_", "HL_")))))
     if reuse and os.path.exists(so) and os.path.exists(stamp_path):
