@@ -314,47 +314,58 @@ void lower_MatMul(Ctx& c, const Node& n) {
   bind(c, n, acc);
 }
 
-void lower_MaxPool(Ctx& c, const Node& n) {
+// What MaxPool and AveragePool share: the checked input and output shapes, the window, a reader
+// of the input that yields `outside` beyond its edges, the accumulator over the output with a
+// reduction over the window, and the input position each (output, window) point reads.
+struct Pool {
+  Shape xs, os;
+  Window win;
+  Reader xr;
+  PureFunc acc;
+  Reduction red;
+  Index xi;
+};
+
+Pool pool_window(Ctx& c, const Node& n, Expr outside) {
   require_f32(c, n);
   ValueId x = n.inputs.at(0);
-  const Shape& xs = shape_of(c, x);
-  const Shape& os = shape_of(c, n.outputs[0]);
-  require_rank(n, xs, 3, 5, "input");
-  if (os.size() != xs.size() || os[0] != xs[0] || os[1] != xs[1]) bad_node(n, "output shape");
-  Window win = read_window(n, xs, n.ints("kernel_shape"));
+  Pool p;
+  p.xs = shape_of(c, x);
+  p.os = shape_of(c, n.outputs[0]);
+  require_rank(n, p.xs, 3, 5, "input");
+  if (p.os.size() != p.xs.size() || p.os[0] != p.xs[0] || p.os[1] != p.xs[1])
+    bad_node(n, "output shape");
+  p.win = read_window(n, p.xs, n.ints("kernel_shape"));
+  p.xr = make_reader(c, n, x, window_leaves_input(p.win, p.xs, p.os), outside);
+  p.acc = new_func(c, n, "", p.os);
+  p.red = new_rdom(c, n, "k", p.win.kernel);
+  p.xi = {p.acc.idx[0], p.acc.idx[1]};
+  for (int i = 0; i < p.win.k; i++)
+    p.xi.push_back(p.acc.idx[2 + i] * (int)p.win.strides[i] - (int)p.win.pads[i] +
+                   p.red.rv[i] * (int)p.win.dilations[i]);
+  return p;
+}
+
+void lower_MaxPool(Ctx& c, const Node& n) {
   float ninf = -std::numeric_limits<float>::infinity();
-  Reader xr = make_reader(c, n, x, window_leaves_input(win, xs, os), Expr(ninf));
-  PureFunc acc = new_func(c, n, "", os);
-  Reduction red = new_rdom(c, n, "k", win.kernel);
-  Index xi = {acc.idx[0], acc.idx[1]};
-  for (int i = 0; i < win.k; i++)
-    xi.push_back(acc.idx[2 + i] * (int)win.strides[i] - (int)win.pads[i] +
-                 red.rv[i] * (int)win.dilations[i]);
+  Pool p = pool_window(c, n, Expr(ninf));
+  PureFunc& acc = p.acc;
   acc.f(acc.vars) = Expr(ninf);
-  acc.f(acc.vars) = Halide::max(acc.f(acc.vars), xr(xi));
-  add_stage(c, acc, n, StageRole::Anchor, &red);
+  acc.f(acc.vars) = Halide::max(acc.f(acc.vars), p.xr(p.xi));
+  add_stage(c, acc, n, StageRole::Anchor, &p.red);
   bind(c, n, acc);
 }
 
 void lower_AveragePool(Ctx& c, const Node& n) {
-  require_f32(c, n);
-  ValueId x = n.inputs.at(0);
-  const Shape& xs = shape_of(c, x);
-  const Shape& os = shape_of(c, n.outputs[0]);
-  require_rank(n, xs, 3, 5, "input");
-  if (os.size() != xs.size() || os[0] != xs[0] || os[1] != xs[1]) bad_node(n, "output shape");
-  Window win = read_window(n, xs, n.ints("kernel_shape"));
+  Pool p = pool_window(c, n, Expr(0.f));
+  const Shape& xs = p.xs;
+  const Shape& os = p.os;
+  const Window& win = p.win;
+  PureFunc& acc = p.acc;
   bool include_pad = n.i("count_include_pad", 0) != 0;
-  Reader xr = make_reader(c, n, x, window_leaves_input(win, xs, os), Expr(0.f));
-  PureFunc acc = new_func(c, n, "", os);
-  Reduction red = new_rdom(c, n, "k", win.kernel);
-  Index xi = {acc.idx[0], acc.idx[1]};
-  for (int i = 0; i < win.k; i++)
-    xi.push_back(acc.idx[2 + i] * (int)win.strides[i] - (int)win.pads[i] +
-                 red.rv[i] * (int)win.dilations[i]);
   acc.f(acc.vars) = 0.f;
-  acc.f(acc.vars) += xr(xi);
-  add_stage(c, acc, n, StageRole::Anchor, &red);
+  acc.f(acc.vars) += p.xr(p.xi);
+  add_stage(c, acc, n, StageRole::Anchor, &p.red);
 
   // Divisor: window positions p = start + k*d (0 <= k < K) with lo <= p <= hi, where [lo, hi]
   // is the input, or the padded input when count_include_pad (windows that ceil_mode lets run
