@@ -338,14 +338,15 @@ def main():
     if os.path.exists(status_path) and not a.redo:
         old = json.load(open(status_path))
         if old.get("complete") and old.get("signature") == signature:
-            print(f"== {m} (threads {t}): finished earlier with the same records, checkpoint and ranker "
-                  f"(skipped; REDO=1 runs it again)")
+            print(f"== {m} (threads {t}): finished earlier with the same records, checkpoint "
+                  f"and ranker (skipped; REDO=1 runs it again)")
             return
     pin = ["taskset", "-c", str(a.cpu)] if a.cpu is not None else []
     st = {"model": m, "threads": t, "onnx": onnx, "cpu": a.cpu, "cpu_model": cpu_model_name(),
           "started": time.strftime("%F %T"), "checkpoint": {"path": ckpt, "sha": ckpt_sha},
-          "ranker": {"path": ranker, "sha": ranker_sha}, "signature": signature, "heldout": {}, "sets": sets, "runs": [], "peers": {},
-          "hardware": None, "complete": False, "order": names}
+          "ranker": {"path": ranker, "sha": ranker_sha}, "signature": signature, "heldout": {},
+          "sets": sets, "runs": [], "peers": {}, "hardware": None, "complete": False,
+          "order": names}
 
     def save():
         with open(status_path + ".tmp", "w") as f:

@@ -173,7 +173,8 @@ def main():
             ckpts.add(f"{ck.get('path')} (sha256 {ck.get('sha')})")
             rk = st.get("ranker")  # recorded from session 69 on
             rankers.add(f"{rk['path']} (sha256 {rk['sha']})" if rk else
-                        "not recorded (runs before session 69: the shipped models/ranker.json of then)")
+                        "not recorded (runs before session 69: the shipped models/ranker.json "
+                        "of then)")
         for tag in e["tags"].values():
             info = tune_log(os.path.join(log_dir, f"{m}.t{t}.{tag}.log"))
             if info:
