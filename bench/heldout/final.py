@@ -280,6 +280,15 @@ def add_model_args(ap, tlm_help="the tlm binary (run.sh passes TLM_BIN)"):
     ap.add_argument("--redo", action="store_true")
 
 
+def shipped_file(given, default, what):
+    """(absolute path, sha16) of a --tlm-model / --tlm-ranker file, or of the shipped one under
+    models/ when not given; exits with a message naming `what` when it is missing."""
+    path = os.path.abspath(given or os.path.join(ROOT, "models", default))
+    if not os.path.exists(path):
+        sys.exit(f"no {what} {path}")
+    return path, sha16(path)
+
+
 def model_inputs(a):
     """(ONNX file, checkpoint, its sha16) of parsed add_model_args arguments; exits with a
     message when either file is missing. Makes a.results and a.onnx_dir absolute."""
@@ -287,19 +296,13 @@ def model_inputs(a):
     onnx = os.path.join(a.onnx_dir, a.model + ".onnx")
     if not os.path.exists(onnx):
         sys.exit(f"{a.model}: no {onnx} (run.sh prepares it)")
-    ckpt = os.path.abspath(a.tlm_model or os.path.join(ROOT, "models", "tlm.ckpt"))
-    if not os.path.exists(ckpt):
-        sys.exit(f"no checkpoint {ckpt}")
-    return onnx, ckpt, sha16(ckpt)
+    return (onnx,) + shipped_file(a.tlm_model, "tlm.ckpt", "checkpoint")
 
 
 def ranker_input(a):
     """(path, sha16) of the zero-shot ranker TLM-1xg uses: it chooses every task's program, so
     a run's identity includes it as it includes the checkpoint. Exits when it is missing."""
-    path = os.path.abspath(a.tlm_ranker or os.path.join(ROOT, "models", "ranker.json"))
-    if not os.path.exists(path):
-        sys.exit(f"no zero-shot ranker {path}")
-    return path, sha16(path)
+    return shipped_file(a.tlm_ranker, "ranker.json", "zero-shot ranker")
 
 
 def main():
