@@ -507,6 +507,28 @@ void pack_operands(TiledEmit& e) {
     int lanes = std::max(2, e.space.stages[e.a].lanes);
     Var po(nm("p", (int)k, "o")), pi(nm("p", (int)k, "i"));
     wrapper.split(st[0], po, pi, lanes, TailStrategy::GuardWithIf).vectorize(pi);
+    // A copy once per run in a parallel program: its outermost loop of two or more iterations
+    // parallel too. Serial, it is Amdahl's share of the run: at two threads on Intel a strided
+    // 1x1 convolution's root copy made the best program 1.1-1.8x slower than reading in place on 7
+    // of 8 training layers (BENCHMARKS.md, session 70).
+    if (root && e.p >= 1) {
+      std::vector<int64_t> extents;  // of the copied region: the source's, Halide order
+      if (operand.stage >= 0) {
+        extents = e.t.stages.at(operand.stage).extents;
+      } else {
+        const Graph& g = e.t.sub.graph;
+        const Shape& shape = g.value(g.inputs.at(operand.input)).shape;
+        for (auto it = shape.rbegin(); it != shape.rend(); ++it) extents.push_back(*it);
+      }
+      std::vector<int> order = packed_storage_order(e, name, (int)args.size());
+      for (int j = (int)order.size() - 1; j >= 1; j--) {
+        const int d = order[j];
+        if (d < (int)extents.size() && extents[d] >= 2) {
+          wrapper.parallel(args[d]);
+          break;
+        }
+      }
+    }
   }
 }
 

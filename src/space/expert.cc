@@ -373,12 +373,23 @@ std::vector<Program> expert_programs(const TaskSpace& space, const HardwareInfo&
     const int64_t min_acc = dense && st.lanes < 16 ? 6 : 1;
     std::vector<std::pair<Program, int64_t>> written;  // with its accumulators
     int64_t most = 0;
-    for (const Target& t : nchwc_targets(roles, st)) {
-      int64_t acc = 0;
-      Program p = write_target(space, hw, roles, t, &acc);
-      if (dense && acc > max_acc) continue;
-      most = std::max(most, acc);
-      written.emplace_back(std::move(p), acc);
+    // A strided 1x1 convolution (space.strided_input): each form also over its input copied
+    // densely once per run
+    const bool taps = st.rextents.size() == 4 && st.rextents[1] * st.rextents[2] > 1;
+    const bool copy_strided = space.strided_input && dense && !taps;
+    for (const Target& form : nchwc_targets(roles, st)) {
+      std::vector<Target> forms = {form};
+      if (copy_strided && form.pack_first == kPackNone) {
+        forms.push_back(form);
+        forms.back().pack_first = kPackRoot;
+      }
+      for (const Target& t : forms) {
+        int64_t acc = 0;
+        Program p = write_target(space, hw, roles, t, &acc);
+        if (dense && acc > max_acc) continue;
+        most = std::max(most, acc);
+        written.emplace_back(std::move(p), acc);
+      }
     }
     for (auto& [p, acc] : written)
       if (acc >= std::min(min_acc, most)) add(std::move(p));

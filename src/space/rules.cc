@@ -230,6 +230,10 @@ TaskSpace build_space(const LoweredTask& task, const HardwareInfo& hw) {
     space.anchor = task.anchor;
     const Node* anchor_node = task.stages[task.anchor].node;
     space.blocked_conv = anchor_node->op == Op::ConvNchwc && anchor_node->i("group", 1) == 1;
+    for (const Node& n : task.sub.graph.nodes)
+      if (n.op == Op::Slice)
+        for (int64_t step : n.ints("steps"))
+          if (step > 1) space.strided_input = true;
     for (const std::string& callee : callees(task.stages[task.anchor].func, true)) {
       SpaceOperand op;
       op.name = stable_name(callee);

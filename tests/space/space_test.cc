@@ -669,6 +669,9 @@ TEST(Space, BlockedConvolutionExpertsSumInputBlocksOutsideTheRowWalk) {
         const int64_t* at_tap = anchor_slot(space, p, StepKind::Tile, 1, /*reduction=*/true);
         if (level != 2 || (taps && at_tap && *at_tap == 1)) continue;
         if (!taps) {
+          // A strided layer's twin copying the input once per run: tested by
+          // StridedPointwiseExpertsAlsoCopyTheirInputOncePerRun.
+          if (space.strided_input && input_copy == kPackRoot) continue;
           pointwise++;
           const int64_t lanes = *anchor_slot(space, p, StepKind::Tile, 0, /*reduction=*/true);
           EXPECT_EQ(lanes, st.rextents[0]) << program_str(space, p);
@@ -895,6 +898,64 @@ TEST(Space, DepthwiseExpertsAlsoGiveEachCoreItsChannelBlocks) {
   }
   EXPECT_GE(many, 4);
   EXPECT_EQ(checked, 2);
+}
+
+// ResNet's downsampling shortcuts (a 1x1 convolution over the flattened pixels of a strided Slice,
+// session 62): every expert that reads the input where it lies has a twin copying it densely
+// once per run (copy_twins), and only those tasks get such copies; in a parallel program the
+// copy's outermost loop of several iterations is parallel too. Twins compute the right answer.
+TEST(Space, StridedPointwiseExpertsAlsoCopyTheirInputOncePerRun) {
+  for (const char* key : kAvx2AndAvx512) {
+    const HardwareInfo hw = parse_hardware_key(key);
+    SCOPED_TRACE(key);
+    int strided = 0, plain = 0, checked = 0;
+    std::vector<BlockedConv> convs = resnet18_blocked_convs(hw, 64);
+    for (BlockedConv& c : blocked_convs(hw, "resnet50:image=64")) convs.push_back(std::move(c));
+    for (const BlockedConv& c : convs) {
+      const TaskSpace& space = c.space;
+      const SpaceStage& st = space.stages[space.anchor];
+      if (st.rextents.size() != 4 || st.rextents[1] * st.rextents[2] > 1) continue;  // 1x1 only
+      SCOPED_TRACE(c.name);
+      bool slice = false;
+      for (const Node& n : c.sub.graph.nodes)
+        if (n.op == Op::Slice) slice = true;
+      EXPECT_EQ(space.strided_input, slice);
+      const std::vector<Program> experts = expert_programs(space, hw);
+      int in_place = 0, copied = 0, twinned = 0;
+      for (const Program& p : experts) {
+        const int64_t* at_copy = anchor_slot(space, p, StepKind::Pack, 0);
+        if (!at_copy || *at_copy == kPackNone) {
+          in_place++;
+          for (const Program& q : experts) twinned += copy_twins(space, p, q);
+        } else if (*at_copy == kPackRoot) {
+          copied++;
+          if (checked < 2 && slice) {
+            checked++;
+            expect_right_answer(c.sub, space, p, 5);
+            LoweredTask lt = lower_subgraph(c.sub);
+            apply_program(lt, space, p);
+            // The copy (the first producer) loops in parallel before the output does.
+            const std::string nest = loop_nest_str(lt);
+            const size_t copy = nest.find("produce "), out = nest.find("produce ", copy + 1);
+            ASSERT_NE(out, std::string::npos) << nest;
+            EXPECT_NE(nest.substr(copy, out - copy).find("parallel"), std::string::npos) << nest;
+          }
+        }
+      }
+      if (slice) {
+        strided++;
+        EXPECT_GE(in_place, 4);
+        EXPECT_EQ(twinned, in_place);
+        EXPECT_EQ(copied, in_place);
+      } else {
+        plain++;
+        EXPECT_EQ(copied, 0);
+      }
+    }
+    EXPECT_GE(strided, 3);
+    EXPECT_GE(plain, 3);
+    EXPECT_EQ(checked, 2);
+  }
 }
 
 // A padded width tiled whole (the level-2 experts of widths without a multiple of 3: 8 -> 9,
