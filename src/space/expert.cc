@@ -24,7 +24,8 @@
 //                                  a register block of channel blocks (d3) x pixels (x rows), the
 //                                  whole reduction inside it, nothing packed (input and weights
 //                                  are stored as the kernel reads them); each block once with the
-//                                  accumulator per S1 tile and once per register block
+//                                  accumulator per S1 tile and once per register block; a strided
+//                                  1x1's also over its input copied densely once per run
 //
 // Rows tasks (pools, softmax, layer norm, reductions, elementwise): the output's contiguous var
 // vectorized (a few vectors, or the whole row, per tile), enough outer loops parallel, the
@@ -373,10 +374,22 @@ std::vector<Program> expert_programs(const TaskSpace& space, const HardwareInfo&
     const int64_t min_acc = dense && st.lanes < 16 ? 6 : 1;
     std::vector<std::pair<Program, int64_t>> written;  // with its accumulators
     int64_t most = 0;
-    // A strided 1x1 convolution (space.strided_input): each form also over its input copied
-    // densely once per run
+    // A strided 1x1 convolution (space.strided_input: ResNet's downsampling shortcuts over the
+    // flattened pixels of every other input pixel) -- each form also over its input copied
+    // densely once per run: the register block's broadcasts then read consecutive pixels instead
+    // of every other cache line. On Intel (model 167) at one thread the copy made the held-out
+    // ResNet-50's 512 -> 1024 shortcut's program 1.62-1.72 -> 1.22-1.24 ms, and the best expert
+    // faster on 7 of the 8 strided layers of the blocked training ResNets (geomean 1.05x, up to
+    // 1.20x). On several cores the copy's own parallel loop costs what small layers gain: at two
+    // threads the copy was 0.6-0.8x on all four of ResNet-18's (13 MFLOP or less), 0.94-1.18x on
+    // ResNet-50's at 128 and 192 (67 and 151 MFLOP), 1.14-1.2x inside the model on the held-out
+    // ResNet-50's (205 MFLOP) (BENCHMARKS.md, session 70): there only from 50 MFLOP on.
     const bool taps = st.rextents.size() == 4 && st.rextents[1] * st.rextents[2] > 1;
-    const bool copy_strided = space.strided_input && dense && !taps;
+    double flops = 2;
+    for (int64_t e : st.extents) flops *= (double)e;
+    for (int64_t e : st.rextents) flops *= (double)e;
+    const bool copy_strided =
+        space.strided_input && dense && !taps && (hw.cores <= 1 || flops >= 50e6);
     for (const Target& form : nchwc_targets(roles, st)) {
       std::vector<Target> forms = {form};
       if (copy_strided && form.pack_first == kPackNone) {

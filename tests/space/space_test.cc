@@ -901,61 +901,93 @@ TEST(Space, DepthwiseExpertsAlsoGiveEachCoreItsChannelBlocks) {
 }
 
 // ResNet's downsampling shortcuts (a 1x1 convolution over the flattened pixels of a strided Slice,
-// session 62): every expert that reads the input where it lies has a twin copying it densely
-// once per run (copy_twins), and only those tasks get such copies; in a parallel program the
-// copy's outermost loop of several iterations is parallel too. Twins compute the right answer.
-TEST(Space, StridedPointwiseExpertsAlsoCopyTheirInputOncePerRun) {
-  for (const char* key : kAvx2AndAvx512) {
-    const HardwareInfo hw = parse_hardware_key(key);
-    SCOPED_TRACE(key);
-    int strided = 0, plain = 0, checked = 0;
-    std::vector<BlockedConv> convs = resnet18_blocked_convs(hw, 64);
-    for (BlockedConv& c : blocked_convs(hw, "resnet50:image=64")) convs.push_back(std::move(c));
-    for (const BlockedConv& c : convs) {
-      const TaskSpace& space = c.space;
-      const SpaceStage& st = space.stages[space.anchor];
-      if (st.rextents.size() != 4 || st.rextents[1] * st.rextents[2] > 1) continue;  // 1x1 only
-      SCOPED_TRACE(c.name);
-      bool slice = false;
-      for (const Node& n : c.sub.graph.nodes)
-        if (n.op == Op::Slice) slice = true;
-      EXPECT_EQ(space.strided_input, slice);
-      const std::vector<Program> experts = expert_programs(space, hw);
-      int in_place = 0, copied = 0, twinned = 0;
-      for (const Program& p : experts) {
-        const int64_t* at_copy = anchor_slot(space, p, StepKind::Pack, 0);
-        if (!at_copy || *at_copy == kPackNone) {
-          in_place++;
-          for (const Program& q : experts) twinned += copy_twins(space, p, q);
-        } else if (*at_copy == kPackRoot) {
-          copied++;
-          if (checked < 2 && slice) {
-            checked++;
-            expect_right_answer(c.sub, space, p, 5);
+// session 62): on one core every expert that reads the input where it lies has a twin copying it
+// densely once per run (copy_twins), and only those tasks get such copies; on two cores only
+// layers of 50 MFLOP or more do, and the copy's outermost loop of several iterations is parallel.
+// Twins compute the right answer.
+namespace {
+struct StridedTwins {
+  int strided = 0, plain = 0, twinned_tasks = 0, checked = 0;
+};
+void check_strided_twins(const HardwareInfo& hw, const std::vector<BlockedConv>& convs,
+                         StridedTwins* out) {
+  for (const BlockedConv& c : convs) {
+    const TaskSpace& space = c.space;
+    const SpaceStage& st = space.stages[space.anchor];
+    if (st.rextents.size() != 4 || st.rextents[1] * st.rextents[2] > 1) continue;  // 1x1 only
+    SCOPED_TRACE(c.name);
+    bool slice = false;
+    for (const Node& n : c.sub.graph.nodes)
+      if (n.op == Op::Slice) slice = true;
+    EXPECT_EQ(space.strided_input, slice);
+    const std::vector<Program> experts = expert_programs(space, hw);
+    int in_place = 0, copied = 0, twinned = 0;
+    for (const Program& p : experts) {
+      const int64_t* at_copy = anchor_slot(space, p, StepKind::Pack, 0);
+      if (!at_copy || *at_copy == kPackNone) {
+        in_place++;
+        for (const Program& q : experts) twinned += copy_twins(space, p, q);
+      } else if (*at_copy == kPackRoot) {
+        copied++;
+        if (out->checked < 2 && slice) {
+          out->checked++;
+          expect_right_answer(c.sub, space, p, 5);
+          if (hw.cores > 1) {
             LoweredTask lt = lower_subgraph(c.sub);
             apply_program(lt, space, p);
             // The copy (the first producer) loops in parallel before the output does.
             const std::string nest = loop_nest_str(lt);
-            const size_t copy = nest.find("produce "), out = nest.find("produce ", copy + 1);
-            ASSERT_NE(out, std::string::npos) << nest;
-            EXPECT_NE(nest.substr(copy, out - copy).find("parallel"), std::string::npos) << nest;
+            const size_t copy = nest.find("produce "), then = nest.find("produce ", copy + 1);
+            ASSERT_NE(then, std::string::npos) << nest;
+            EXPECT_NE(nest.substr(copy, then - copy).find("parallel"), std::string::npos) << nest;
           }
         }
       }
-      if (slice) {
-        strided++;
-        EXPECT_GE(in_place, 4);
-        EXPECT_EQ(twinned, in_place);
-        EXPECT_EQ(copied, in_place);
-      } else {
-        plain++;
-        EXPECT_EQ(copied, 0);
-      }
     }
-    EXPECT_GE(strided, 3);
-    EXPECT_GE(plain, 3);
-    EXPECT_EQ(checked, 2);
+    double flops = 2;
+    for (int64_t e : st.extents) flops *= (double)e;
+    for (int64_t e : st.rextents) flops *= (double)e;
+    if (slice) {
+      out->strided++;
+      EXPECT_GE(in_place, 4);
+      const bool twins = hw.cores == 1 || flops >= 50e6;
+      out->twinned_tasks += twins;
+      EXPECT_EQ(twinned, twins ? in_place : 0);
+      EXPECT_EQ(copied, twins ? in_place : 0);
+    } else {
+      out->plain++;
+      EXPECT_EQ(copied, 0);
+    }
   }
+}
+}  // namespace
+
+TEST(Space, StridedPointwiseExpertsAlsoCopyTheirInputOncePerRun) {
+  for (const char* key : {"isa=avx2,cores=1,vec=8,l1=32k,l2=512k,l3=32m",
+                          "isa=avx512,cores=1,vec=16,l1=32k,l2=1m,l3=32m"}) {
+    const HardwareInfo hw = parse_hardware_key(key);
+    SCOPED_TRACE(key);
+    std::vector<BlockedConv> convs = resnet18_blocked_convs(hw, 64);
+    for (BlockedConv& c : blocked_convs(hw, "resnet50:image=64")) convs.push_back(std::move(c));
+    StridedTwins n;
+    check_strided_twins(hw, convs, &n);
+    EXPECT_GE(n.strided, 3);
+    EXPECT_EQ(n.twinned_tasks, n.strided);
+    EXPECT_GE(n.plain, 3);
+    EXPECT_EQ(n.checked, 2);
+  }
+  // Two cores: ResNet-18's small layers keep reading in place, ResNet-50's at 224 (205 MFLOP)
+  // get twins whose copy runs in parallel.
+  const HardwareInfo hw = parse_hardware_key(kAvx2AndAvx512[1]);
+  ASSERT_EQ(hw.cores, 2);
+  StridedTwins small, large;
+  check_strided_twins(hw, resnet18_blocked_convs(hw, 64), &small);
+  EXPECT_GE(small.strided, 2);
+  EXPECT_EQ(small.twinned_tasks, 0);
+  check_strided_twins(hw, blocked_convs(hw, "resnet50:image=224"), &large);
+  EXPECT_GE(large.strided, 2);
+  EXPECT_EQ(large.twinned_tasks, large.strided);
+  EXPECT_EQ(large.checked, 2);
 }
 
 // A padded width tiled whole (the level-2 experts of widths without a multiple of 3: 8 -> 9,
