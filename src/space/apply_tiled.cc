@@ -499,8 +499,9 @@ void pack_operands(TiledEmit& e) {
     // Storage and copy order: the dim indexed by the vector var innermost.
     std::vector<Var> args = wrapper.args();
     if (args.empty()) continue;
+    const std::vector<int> order = packed_storage_order(e, name, (int)args.size());
     std::vector<Var> st;
-    for (int d : packed_storage_order(e, name, (int)args.size())) st.push_back(args[d]);
+    for (int d : order) st.push_back(args[d]);
     wrapper.reorder_storage(st);
     std::vector<VarOrRVar> loops(st.begin(), st.end());
     wrapper.reorder(loops);
@@ -520,7 +521,6 @@ void pack_operands(TiledEmit& e) {
         const Shape& shape = g.value(g.inputs.at(operand.input)).shape;
         for (auto it = shape.rbegin(); it != shape.rend(); ++it) extents.push_back(*it);
       }
-      std::vector<int> order = packed_storage_order(e, name, (int)args.size());
       for (int j = (int)order.size() - 1; j >= 1; j--) {
         const int d = order[j];
         if (d < (int)extents.size() && extents[d] >= 2) {

@@ -384,12 +384,11 @@ std::vector<Program> expert_programs(const TaskSpace& space, const HardwareInfo&
     // threads the copy was 0.6-0.8x on all four of ResNet-18's (13 MFLOP or less), 0.94-1.18x on
     // ResNet-50's at 128 and 192 (67 and 151 MFLOP), 1.14-1.2x inside the model on the held-out
     // ResNet-50's (205 MFLOP) (BENCHMARKS.md, session 70): there only from 50 MFLOP on.
-    const bool taps = st.rextents.size() == 4 && st.rextents[1] * st.rextents[2] > 1;
     double flops = 2;
     for (int64_t e : st.extents) flops *= (double)e;
     for (int64_t e : st.rextents) flops *= (double)e;
     const bool copy_strided =
-        space.strided_input && dense && !taps && (hw.cores <= 1 || flops >= 50e6);
+        space.strided_input && dense && !nchwc_taps(st) && (hw.cores <= 1 || flops >= 50e6);
     for (const Target& form : nchwc_targets(roles, st)) {
       std::vector<Target> forms = {form};
       if (copy_strided && form.pack_first == kPackNone) {

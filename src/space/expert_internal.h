@@ -75,6 +75,8 @@ Program write_target(const TaskSpace& space, const HardwareInfo& hw, const Roles
 // block, batch) and the stage is named after the op.
 bool is_nchwc(const SpaceStage& st);
 Roles nchwc_roles(const SpaceStage& st);
+// A dense blocked convolution with kernel taps (3x3, 7x7), not a 1x1 one.
+bool nchwc_taps(const SpaceStage& st);
 // MLAS's pointwise loop order (false for any task it does not fit; expert_nchwc.cc says which).
 bool pointwise_target(const Roles& roles, const SpaceStage& st, Target* out);
 std::vector<Target> nchwc_targets(const Roles& roles, const SpaceStage& st);

@@ -23,6 +23,10 @@ Roles nchwc_roles(const SpaceStage& st) {
   return r;
 }
 
+bool nchwc_taps(const SpaceStage& st) {
+  return st.rextents.size() == 4 && st.rextents[1] * st.rextents[2] > 1;
+}
+
 namespace {
 
 struct Block {
@@ -152,7 +156,7 @@ std::vector<Target> nchwc_targets(const Roles& roles, const SpaceStage& st) {
   // the best of these beat the best of the other experts on 34 of 47 such tasks of the training
   // CNNs at two threads on an Intel Xeon (geomean 1.05x, up to 1.32x) and on 41 of 47 at one
   // (1.09x, up to 1.38x), measured in one sitting (BENCHMARKS.md, session 42).
-  const bool taps = st.rextents.size() == 4 && st.rextents[1] * st.rextents[2] > 1;
+  const bool taps = nchwc_taps(st);
   if (!roles.depthwise && taps && roles.u >= 0) {
     for (const Block& b : blocks) {
       if (b.a == 2) continue;  // 2 x 6 and 2 x 7: never the fastest of these (18 tasks)

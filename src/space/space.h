@@ -106,9 +106,9 @@ struct TaskSpace {
   // The anchor is a dense (group 1) channel-blocked convolution, ConvNchwc: its programs can split
   // the output's channel blocks or its rows between threads (row_split.cc).
   bool blocked_conv = false;
-  // The anchor reads a task input through a Slice with a step above 1 (ResNet's downsampling
-  // shortcuts, a 1x1 convolution over the flattened pixels of every other input pixel, session
-  // 62): the experts copy that operand densely once per run as well (expert.cc).
+  // The task slices a value with a step above 1 (ResNet's downsampling shortcuts: a 1x1
+  // convolution over the flattened pixels of every other input pixel, session 62): the experts of
+  // a 1x1 anchor also copy its input densely once per run (expert.cc).
   bool strided_input = false;
 };
 
