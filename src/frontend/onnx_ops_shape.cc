@@ -1,9 +1,10 @@
 // ONNX -> canonical converters for data movement and constants: Reshape, Flatten, Transpose,
 // Squeeze, Unsqueeze, Concat, Slice, Split, Gather, Expand, Shape, Constant, ConstantOfShape,
-// Identity, Dropout, no-op Pad. Constant inputs that ONNX passes at runtime (shapes, axes, slice bounds,
-// split sizes) become attributes resolved against the static input shape: Reshape's 0 and -1,
-// Slice's clamped per-dimension bounds, Expand's full broadcast shape. Split becomes one Slice
-// per output; Shape, Constant and ConstantOfShape become constants; Identity and Dropout alias.
+// Identity, Dropout, Pad. Constant inputs that ONNX passes at runtime (shapes, axes, slice bounds,
+// split sizes, pads) become attributes resolved against the static input shape: Reshape's 0 and
+// -1, Slice's clamped per-dimension bounds, Expand's full broadcast shape. Split becomes one
+// Slice per output; Pad a Concat of borders per padded axis; Shape, Constant and ConstantOfShape
+// become constants; Identity and Dropout alias.
 #include <algorithm>
 #include <cstring>
 #include <limits>
@@ -341,18 +342,78 @@ void convert_dropout(NodeContext& c) {
   c.forbid_output(1, "Dropout's mask output is not supported (tlm imports inference graphs)");
 }
 
-// Pad is supported only where it changes nothing: torch exports AvgPool2d(count_include_pad)
-// as a Pad of all-zero pads before the AveragePool (DenseNet's transitions). Real padding has no
-// canonical op yet and is refused, naming the attribute.
+// Pad (opset 11+: pads and the constant value as inputs) is written with ops the IR has: per
+// padded axis a Concat of the border and the value, the border being a constant of the pad value
+// (mode constant), copies of the edge slice (edge) or the mirrored slice (reflect, a Slice with
+// step -1). prepare_graph's fold_zero_padding then moves a zero border into the Conv or
+// AveragePool that reads it (torch exports AvgPool2d(padding, count_include_pad) and
+// TensorFlow's SAME convolutions that way), so the common cases cost nothing. Negative pads
+// (cropping) are refused, naming the attribute.
 void convert_pad(NodeContext& c) {
   ValueId x = c.input(0);
   const std::string mode = c.attr_string("mode", "constant");
-  std::vector<int64_t> pads =
-      c.opset >= 11 ? c.const_ints(1, "Pad pads", 2 * 64) : c.attr_ints("pads", {});
-  c.check_list("pads", pads, 2 * (size_t)c.rank(x), std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max());
+  if (mode != "constant" && mode != "edge" && mode != "reflect")
+    c.unsupported_attr("mode", mode + " (tlm pads with constant, edge or reflect)");
+  const int64_t r = c.rank(x);
+  std::vector<int64_t> pads = c.const_ints(1, "Pad pads", 2 * 64);
+  c.check_list("pads", pads, 2 * (size_t)r, std::numeric_limits<int64_t>::min(),
+               std::numeric_limits<int64_t>::max());
   for (int64_t p : pads)
-    if (p != 0) c.unsupported_attr("pads", shape_str(pads) + " (only all-zero Pads are supported)");
-  (void)mode;  // with all-zero pads, every mode is the identity
+    if (p < 0) c.unsupported_attr("pads", shape_str(pads) + " (negative pads crop; not supported)");
+  const DType dt = c.value(x).dtype;
+  const size_t es = dtype_size(dt);
+  Tensor fill(dt, {});  // zero of x's dtype unless constant_value says otherwise
+  std::memset(fill.raw(), 0, es);
+  if (c.has_input(2)) {
+    const Tensor& v = c.const_input(2, "Pad constant_value");
+    TLM_USER_CHECK(v.numel() == 1 && v.dtype() == dt)
+        << c.where() << "constant_value must be one value of the input's type";
+    std::memcpy(fill.raw(), v.raw(), es);
+  }
+  for (int64_t a = 0; a < r; a++) {
+    const int64_t before = pads[a], after = pads[a + r];
+    if (before == 0 && after == 0) continue;
+    const Shape xs = c.shape(x);
+    const int64_t dim = xs[a];
+    if (mode == "reflect")
+      TLM_USER_CHECK(before < dim && after < dim)
+          << c.where() << "reflect pads " << before << " and " << after << " of axis " << a
+          << " must be smaller than its extent " << dim;
+    if (mode == "edge") TLM_USER_CHECK(dim > 0) << c.where() << "edge pad of an empty axis";
+    // The border of `n` elements before (front) or after x along axis a.
+    const auto border = [&](int64_t n, bool front) -> std::vector<ValueId> {
+      if (n == 0) return {};
+      if (mode == "constant") {
+        Shape bs = xs;
+        bs[a] = n;
+        const int64_t count = checked_numel(bs, c.where() + "Pad border");
+        TLM_USER_CHECK(count <= kMaxFoldElements)
+            << c.where() << "a pad border of shape " << shape_str(bs) << " is too large";
+        Tensor t(dt, bs);
+        for (int64_t i = 0; i < count; i++) std::memcpy(t.raw() + i * es, fill.raw(), es);
+        return {c.add_constant(std::move(t), "border" + std::to_string(a) + (front ? "b" : "e"))};
+      }
+      std::vector<int64_t> starts(r, 0), ends(xs.begin(), xs.end()), steps(r, 1);
+      if (mode == "edge") {
+        starts[a] = front ? 0 : dim - 1;
+        ends[a] = starts[a] + 1;
+        ValueId edge = c.add(Op::Slice, {x}, {{"starts", starts}, {"ends", ends}, {"steps", steps}},
+                              "edge" + std::to_string(a) + (front ? "b" : "e"));
+        return std::vector<ValueId>(n, edge);
+      }
+      // reflect: x[n], ..., x[1] before; x[dim-2], ..., x[dim-1-n] after.
+      starts[a] = front ? n : dim - 2;
+      ends[a] = front ? 0 : dim - 2 - n;
+      if (ends[a] == -1) ends[a] = -dim - 1;  // "through index 0" (convert_slice)
+      steps[a] = -1;
+      return {c.add(Op::Slice, {x}, {{"starts", starts}, {"ends", ends}, {"steps", steps}},
+                    "mirror" + std::to_string(a) + (front ? "b" : "e"))};
+    };
+    std::vector<ValueId> parts = border(before, true);
+    parts.push_back(x);
+    for (ValueId v : border(after, false)) parts.push_back(v);
+    x = c.add(Op::Concat, parts, {{"axis", a}}, "pad" + std::to_string(a));
+  }
   c.set_output(0, x);
 }
 

@@ -8,7 +8,10 @@
 //                   constants (one fused elementwise epilogue instead of five inputs).
 //  fold_constants   evaluates nodes whose inputs are all constant (after edits).
 //  canonicalize_operands  Add(W, x) / Mul(W, x) -> Add(x, W) / Mul(x, W) for a weight W.
-//  prepare_graph    the three, then remove_dead, then checks outputs and zero-size dims.
+//  fold_zero_padding  Conv / AveragePool reading Concat(zeros, x, zeros) along spatial axes (an
+//                   imported Pad, frontend/onnx_ops_shape.cc) -> the same op reading x with the
+//                   border added to its pads (an AveragePool then counts it: count_include_pad).
+//  prepare_graph    the four, then remove_dead, then checks outputs and zero-size dims.
 #include "graph/passes.h"
 
 #include <cmath>
@@ -164,10 +167,73 @@ bool canonicalize_operands(Graph& g) {
   return swapped;
 }
 
+namespace {
+
+bool all_zero_f32(const Value& v) {
+  if (!v.is_constant() || v.dtype != DType::F32) return false;
+  const float* p = v.data->data<float>();
+  for (int64_t i = 0, n = v.data->numel(); i < n; i++)
+    if (p[i] != 0.f) return false;
+  return true;
+}
+
+}  // namespace
+
+int fold_zero_padding(Graph& g) {
+  std::vector<int> producer(g.values.size(), -1);
+  for (size_t i = 0; i < g.nodes.size(); i++)
+    for (ValueId o : g.nodes[i].outputs) producer[o] = (int)i;
+  int folded = 0;
+  for (Node& n : g.nodes) {
+    if ((n.op != Op::Conv && n.op != Op::AveragePool) || n.inputs.empty()) continue;
+    const int64_t rank = (int64_t)g.value(n.inputs[0]).shape.size(), k = rank - 2;
+    if (k < 1) continue;
+    std::vector<int64_t> pads = n.ints("pads", std::vector<int64_t>(2 * k, 0));
+    if ((int64_t)pads.size() != 2 * k) continue;
+    if (n.op == Op::AveragePool) {
+      // Zeros the pool counts (count_include_pad = 1) are what the Pad put there; pads the pool
+      // already excludes, or windows that ceil_mode lets run past the border, would change.
+      bool had_pads = false;
+      for (int64_t p : pads) had_pads = had_pads || p != 0;
+      if (n.i("ceil_mode", 0) != 0 || (had_pads && n.i("count_include_pad", 0) == 0)) continue;
+    }
+    ValueId x = n.inputs[0];
+    std::vector<int64_t> added(2 * k, 0);
+    while (x >= 0 && producer[x] >= 0) {
+      const Node& c = g.nodes[producer[x]];
+      if (c.op != Op::Concat) break;
+      const int64_t axis = c.i("axis", 0);
+      if (axis < 2 || axis >= rank) break;
+      int data = -1;
+      for (size_t j = 0; j < c.inputs.size(); j++) {
+        if (all_zero_f32(g.value(c.inputs[j]))) continue;
+        if (data >= 0) {
+          data = -2;  // two computed inputs: not a border
+          break;
+        }
+        data = (int)j;
+      }
+      if (data < 0) break;
+      for (size_t j = 0; j < c.inputs.size(); j++)
+        if ((int)j != data)
+          added[(j < (size_t)data ? 0 : k) + axis - 2] += g.value(c.inputs[j]).shape[axis];
+      x = c.inputs[data];
+    }
+    if (x == n.inputs[0]) continue;
+    for (int64_t i = 0; i < 2 * k; i++) pads[i] += added[i];
+    n.inputs[0] = x;
+    n.attrs["pads"] = pads;
+    if (n.op == Op::AveragePool) n.attrs["count_include_pad"] = (int64_t)1;
+    folded++;
+  }
+  return folded;
+}
+
 void prepare_graph(Graph& g) {
   fold_batchnorm(g);
   fold_constants(g);
   canonicalize_operands(g);
+  fold_zero_padding(g);
   g.remove_dead();
   std::vector<bool> produced(g.values.size(), false);
   for (const Node& n : g.nodes)

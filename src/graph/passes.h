@@ -24,6 +24,13 @@ void fold_constants(Graph& g);
 // True when it swapped any.
 bool canonicalize_operands(Graph& g);
 
+// Zero padding written as data (an imported Pad: Concat of all-zero constants and x along spatial
+// axes, possibly nested) read by a Conv or an AveragePool (ceil_mode 0; with pads of its own only
+// when it counts them, count_include_pad = 1) becomes that op reading x with the border added to
+// its pads; the AveragePool then counts the padded zeros (count_include_pad = 1), as the Pad made
+// it do. Returns the number of ops rewritten (the Concats are left to remove_dead).
+int fold_zero_padding(Graph& g);
+
 // Channel-blocked activations (docs/layout.md, graph/layout.cc): 2-D convolutions whose output
 // channels are a multiple of `block` become ConvNchwc over [N, C/block, H, W, block] values, and
 // the elementwise ops and pools between them follow; values are converted between the layouts
@@ -37,7 +44,7 @@ void block_channels(Graph& g, int block, bool flat_pixels = true);
 int layout_block(const std::string& layout, int lanes);
 
 // The standard pipeline run on every imported or built model before partitioning:
-// fold_batchnorm, fold_constants, canonicalize_operands, remove_dead; then checks that every graph
+// fold_batchnorm, fold_constants, canonicalize_operands, fold_zero_padding, remove_dead; then checks that every graph
 // output is produced by a node or is an input, and that no value has a zero-size dimension.
 void prepare_graph(Graph& g);
 

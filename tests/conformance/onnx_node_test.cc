@@ -50,8 +50,8 @@ constexpr int kMinOpset = 11;  // the importer's lowest opset (frontend/onnx_imp
 const char* const kSuites[] = {"node", "pytorch-converted", "pytorch-operator", "simple"};
 
 // ONNX operators that have no row in graph/op.h but that the importer resolves (docs/ir.md).
-const std::set<std::string> kImporterResolved = {"Split",           "Shape",    "Constant",
-                                                 "ConstantOfShape", "Identity", "Dropout"};
+const std::set<std::string> kImporterResolved = {"Split",    "Shape",   "Constant", "ConstantOfShape",
+                                                 "Identity", "Dropout", "Pad"};
 
 // One row per operator family: the operator, and how many of its cases must at least have run
 // (RUN-PASS or RUN-FAIL). The floors are the counts in the ONNX 1.12 test data; lowering one is
@@ -114,6 +114,7 @@ const Family kFamilies[] = {
     {"ConstantOfShape", 0},  // ditto
     {"Identity", 1},
     {"Dropout", 4},
+    {"Pad", 8},
 };
 
 // Cases that use a supported operator in a way tlm deliberately does not support. A UserError

@@ -391,30 +391,65 @@ TEST(ImportAlias, IdentityAndDropoutAliasTheirInput) {
   EXPECT_EQ(g.value(g.outputs[1]).name, "r");
 }
 
-// torch exports AvgPool2d(count_include_pad=True) as a Pad of zeros before AveragePool.
-TEST(ImportAlias, ZeroPadAliasesAndRealPadIsRefused) {
+// torch exports AvgPool2d(count_include_pad=True) as a Pad (of all-zero pads for padding=0).
+TEST(ImportPad, AllZeroPadsAlias) {
   OnnxBuilder b(13);
   b.input("x", TP::FLOAT, {1, 2, 4, 4});
   b.init_i64("zeros", {8}, {0, 0, 0, 0, 0, 0, 0, 0});
-  b.init_i64("ones", {8}, {0, 0, 1, 1, 0, 0, 1, 1});
   b.node("Pad", {"x", "zeros"}, {"p"}, "pad0");
   b.node("Relu", {"p"}, {"y"}, "relu");
   b.output("y");
   Graph g = b.import();
   ASSERT_EQ(g.nodes.size(), 1u);
   EXPECT_EQ(g.nodes[0].inputs[0], g.inputs[0]);
+}
 
-  OnnxBuilder bad(13);
-  bad.input("x", TP::FLOAT, {1, 2, 4, 4});
-  bad.init_i64("ones", {8}, {0, 0, 1, 1, 0, 0, 1, 1});
-  bad.node("Pad", {"x", "ones"}, {"y"}, "pad1");
-  bad.output("y");
-  try {
-    bad.import();
-    FAIL() << "a real Pad imported";
-  } catch (const UserError& e) {
-    EXPECT_NE(std::string(e.what()).find("node 'pad1' (op 'Pad')"), std::string::npos) << e.what();
-    EXPECT_NE(std::string(e.what()).find("attribute pads="), std::string::npos) << e.what();
+// A real Pad is a Concat of borders per padded axis: constants of the pad value (the ONNX node
+// tests check every mode's values, tests/conformance).
+TEST(ImportPad, ConstantPadIsAConcatOfBordersPerAxis) {
+  OnnxBuilder b(13);
+  b.input("x", TP::FLOAT, {1, 2, 4, 5});
+  b.init_i64("pads", {8}, {0, 0, 1, 0, 0, 0, 2, 3});
+  b.init_f32("v", {}, {0.5f});
+  b.node("Pad", {"x", "pads", "v"}, {"y"}, "pad");
+  b.output("y");
+  Graph g = b.import();
+  ASSERT_EQ(g.nodes.size(), 2u);
+  const Node& h = g.nodes[0];
+  EXPECT_EQ(h.op, Op::Concat);
+  EXPECT_EQ(h.i("axis"), 2);
+  ASSERT_EQ(h.inputs.size(), 3u);  // 1 row before, x, 2 rows after
+  EXPECT_EQ(g.value(h.inputs[0]).shape, (Shape{1, 2, 1, 5}));
+  EXPECT_EQ(h.inputs[1], g.inputs[0]);
+  EXPECT_EQ(g.value(h.inputs[2]).shape, (Shape{1, 2, 2, 5}));
+  EXPECT_EQ(g.value(h.inputs[2]).data->data<float>()[0], 0.5f);
+  const Node& w = g.nodes[1];
+  EXPECT_EQ(w.i("axis"), 3);
+  ASSERT_EQ(w.inputs.size(), 2u);  // nothing before, 3 columns after
+  EXPECT_EQ(out_shape(g), (Shape{1, 2, 7, 8}));
+}
+
+TEST(ImportPad, CroppingUnknownModesAndOversizedReflectionsAreRefused) {
+  struct Bad {
+    Ints pads;
+    const char* mode;
+    const char* expect;
+  };
+  for (const Bad& c : {Bad{{0, 0, -1, 0, 0, 0, 0, 0}, "constant", "negative pads crop"},
+                       Bad{{0, 0, 1, 1, 0, 0, 1, 1}, "wrap", "attribute mode=wrap"},
+                       Bad{{0, 0, 4, 0, 0, 0, 0, 0}, "reflect", "must be smaller than its extent 4"}}) {
+    OnnxBuilder b(13);
+    b.input("x", TP::FLOAT, {1, 2, 4, 4});
+    b.init_i64("pads", {8}, c.pads);
+    set_attr(b.node("Pad", {"x", "pads"}, {"y"}, "pad1"), "mode", c.mode);
+    b.output("y");
+    try {
+      b.import();
+      ADD_FAILURE() << c.mode << ": imported";
+    } catch (const UserError& e) {
+      EXPECT_NE(std::string(e.what()).find("node 'pad1' (op 'Pad')"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find(c.expect), std::string::npos) << e.what();
+    }
   }
 }
 

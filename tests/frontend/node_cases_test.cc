@@ -30,10 +30,6 @@ const char* const kDataDir = "/usr/share/libonnx-testdata/data";
 // Supported operators used with an attribute value, output or input form tlm does not import,
 // with the message fragment the import must fail with.
 const std::map<std::string, std::string> kUnsupportedVariants = {
-    // Pad is imported only when all pads are zero (torch's AvgPool2d export); real padding is not.
-    {"test_constant_pad", "only all-zero Pads are supported"},
-    {"test_edge_pad", "only all-zero Pads are supported"},
-    {"test_reflect_pad", "only all-zero Pads are supported"},
     // BatchNormalization in training mode (running statistics are outputs).
     {"test_batchnorm_epsilon_training_mode", "attribute training_mode=1 is not supported"},
     {"test_batchnorm_example_training_mode", "attribute training_mode=1 is not supported"},

@@ -1,6 +1,7 @@
 // Graph passes: fold_batchnorm preserves results (interpret before/after on random inputs) and
 // removes the BN where it should; fold_constants, canonicalize_operands, remove_dead and
-// prepare_graph's checks.
+// prepare_graph's checks; fold_zero_padding moves zero borders into their Conv or AveragePool
+// and leaves every other padding alone (results compared before/after).
 #include "graph/passes.h"
 
 #include <gtest/gtest.h>
@@ -159,6 +160,67 @@ TEST(Passes, RemoveDead) {
   expect_near(
       floats_of(interpret(g, {Tensor::from<float>({3}, {1, 2, 3}), Tensor(DType::F32, {2})})[0]),
       {-1, -2, -3});
+}
+
+// x padded with constant borders along H (1 before, 2 after) and then W (2 before, 1 after), as
+// the importer writes an ONNX Pad; `fill` the border value.
+ValueId pad_hw(Graph& g, ValueId x, float fill) {
+  Shape s = g.value(x).shape;
+  auto border = [&](int64_t axis, int64_t n) {
+    Shape b = s;
+    b[axis] = n;
+    return g.add_constant(g.unique_name("border"),
+                          Tensor::from<float>(b, std::vector<float>(numel(b), fill)));
+  };
+  ValueId h = g.add(Op::Concat, {border(2, 1), x, border(2, 2)}, {{"axis", (int64_t)2}});
+  s = g.value(h).shape;
+  return g.add(Op::Concat, {border(3, 2), h, border(3, 1)}, {{"axis", (int64_t)3}});
+}
+
+Attrs pool_attrs(I pads, int64_t count_include_pad, int64_t ceil_mode) {
+  return {{"kernel_shape", I{3, 3}}, {"strides", I{2, 2}}, {"pads", pads},
+          {"count_include_pad", count_include_pad}, {"ceil_mode", ceil_mode}};
+}
+
+TEST(Passes, ZeroPaddingFoldsIntoConvAndAveragePool) {
+  Graph g;
+  ValueId x = g.add_input("x", DType::F32, {1, 3, 7, 8});
+  ValueId w = g.add_constant("w", random_tensor(DType::F32, {4, 3, 3, 3}, 1));
+  ValueId conv = g.add(Op::Conv, {pad_hw(g, x, 0.f), w}, conv_attrs({1, 1}, {1, 1}, {1, 0, 0, 1}, 1));
+  ValueId pool = g.add(Op::AveragePool, {pad_hw(g, x, 0.f)}, pool_attrs({0, 0, 0, 0}, 0, 0));
+  g.mark_output(conv);
+  g.mark_output(pool);
+  Graph before = g;
+  EXPECT_EQ(fold_zero_padding(g), 2);
+  g.remove_dead();
+  EXPECT_EQ(count_op(g, Op::Concat), 0);
+  for (const Node& n : g.nodes) {
+    EXPECT_EQ(n.inputs[0], g.inputs[0]) << op_name(n.op);
+    if (n.op == Op::Conv) EXPECT_EQ(n.ints("pads"), (I{2, 2, 2, 2}));  // its own + the border
+    if (n.op == Op::AveragePool) {
+      EXPECT_EQ(n.ints("pads"), (I{1, 2, 2, 1}));
+      EXPECT_EQ(n.i("count_include_pad"), 1);  // the Pad's zeros are counted
+    }
+  }
+  expect_same_results(before, g, {random_tensor(DType::F32, {1, 3, 7, 8}, 2)});
+}
+
+TEST(Passes, OtherPaddingStaysData) {
+  // A border that is not zero, a MaxPool (its pads are -inf), an AveragePool that excludes its
+  // own pads or lets ceil_mode windows run past the border: nothing folds, results unchanged.
+  Graph g;
+  ValueId x = g.add_input("x", DType::F32, {1, 2, 6, 6});
+  ValueId w = g.add_constant("w", random_tensor(DType::F32, {2, 2, 3, 3}, 3));
+  g.mark_output(g.add(Op::Conv, {pad_hw(g, x, 0.5f), w}, conv_attrs({1, 1}, {1, 1}, {0, 0, 0, 0}, 1)));
+  g.mark_output(g.add(Op::MaxPool, {pad_hw(g, x, 0.f)},
+                      {{"kernel_shape", I{3, 3}}, {"strides", I{1, 1}}, {"pads", I{0, 0, 0, 0}},
+                       {"dilations", I{1, 1}}, {"ceil_mode", (int64_t)0}}));
+  g.mark_output(g.add(Op::AveragePool, {pad_hw(g, x, 0.f)}, pool_attrs({1, 1, 1, 1}, 0, 0)));
+  g.mark_output(g.add(Op::AveragePool, {pad_hw(g, x, 0.f)}, pool_attrs({0, 0, 0, 0}, 0, 1)));
+  Graph before = g;
+  EXPECT_EQ(fold_zero_padding(g), 0);
+  EXPECT_EQ(count_op(g, Op::Concat), 8);
+  expect_same_results(before, g, {random_tensor(DType::F32, {1, 2, 6, 6}, 4)});
 }
 
 TEST(Passes, PrepareGraphRejectsZeroSizeAndConstantOutputs) {
