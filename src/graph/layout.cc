@@ -9,6 +9,10 @@
 //        constants broadcast as they are) -> the same op on the blocked values
 //   MaxPool / AveragePool (2-D) over a blocked value -> the same pool over the 5-D value with a
 //        window of 1 on the lane dim
+//   Concat along the channels of values that all exist blocked, each with a multiple of B
+//        channels (Inception's branches, SqueezeNet's fire modules, DenseNet's growth) -> Concat
+//        of the blocked values along the channel-block dim: the same memory order, no round trip
+//        through the plain layout
 //
 //   1x1 Conv, stride 1, no padding, over a blocked input whose width is at most kFlatWidth
 //        -> ConvNchwc over the pixels flattened, [N, C/B, 1, H*W, B] (the same memory; a Reshape
@@ -73,6 +77,7 @@ class Blocker {
       TLM_CHECK(n.outputs.size() == 1)
           << "block_channels: node " << n.name << " has " << n.outputs.size() << " outputs";
       if (!(n.op == Op::Conv && try_conv(n)) && !(is_pool(n) && try_pool(n)) &&
+          !(n.op == Op::Concat && try_concat(n)) &&
           !(op_pattern(n.op) == OpPattern::Elemwise && try_elemwise(n)))
         copy(n);
     }
@@ -289,6 +294,19 @@ class Blocker {
     widen("dilations", 1, false);
     widen("pads", 0, true);
     emit(n, n.op, {blocked(x)}, a, true);
+    return true;
+  }
+
+  bool try_concat(const Node& n) {
+    const Shape& os = shape(n.outputs[0]);
+    if (os.size() != 4 || g_.value(n.outputs[0]).dtype != DType::F32 || n.i("axis", 0) != 1)
+      return false;
+    std::vector<ValueId> ins;
+    for (ValueId in : n.inputs) {
+      if (!has_blocked(in) || shape(in).size() != 4 || shape(in)[1] % B_ != 0) return false;
+      ins.push_back(blocked(in));
+    }
+    emit(n, Op::Concat, ins, {{"axis", (int64_t)1}}, true);
     return true;
   }
 

@@ -389,7 +389,18 @@ std::vector<Program> expert_programs(const TaskSpace& space, const HardwareInfo&
     for (int64_t e : st.rextents) flops *= (double)e;
     const bool copy_strided =
         space.strided_input && dense && !nchwc_taps(st) && (hw.cores <= 1 || flops >= 50e6);
-    for (const Target& form : nchwc_targets(roles, st)) {
+    bool taps = dense && nchwc_taps(st);
+    if (roles.depthwise)
+      for (int64_t e : st.rextents) taps = taps || e > 1;
+    const bool copy_converted = space.converted_input && taps;
+    for (Target form : nchwc_targets(roles, st)) {
+      // An input converted from the plain layout inside the task (space.converted_input) is
+      // copied at root when the kernel has taps: read in place, every tap of the register block
+      // gathers its lanes from the plain tensor (16 channel planes apart) again. ConvNeXt-T's 7x7
+      // depthwise layers ran 10x slower than tlm's default schedule with the in-place experts;
+      // a 1x1 layer reads each input once per output tile, and there the copy's extra pass cost
+      // EfficientNet-B0 15% end to end (BENCHMARKS.md, session 71).
+      if (copy_converted && form.pack_first == kPackNone) form.pack_first = kPackRoot;
       std::vector<Target> forms = {form};
       if (copy_strided && form.pack_first == kPackNone) {
         forms.push_back(form);

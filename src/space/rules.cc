@@ -234,6 +234,20 @@ TaskSpace build_space(const LoweredTask& task, const HardwareInfo& hw) {
       if (n.op == Op::Slice)
         for (int64_t step : n.ints("steps"))
           if (step > 1) space.strided_input = true;
+    // A Transpose among the nodes that compute the anchor's first input: a layout conversion
+    // (plain -> channel-blocked) fused into the task as its prologue.
+    std::map<ValueId, const Node*> producer;
+    for (const Node& n : task.sub.graph.nodes)
+      for (ValueId o : n.outputs) producer[o] = &n;
+    std::vector<ValueId> todo = {anchor_node->inputs.at(0)};
+    while (!todo.empty() && !space.converted_input) {
+      auto it = producer.find(todo.back());
+      todo.pop_back();
+      if (it == producer.end()) continue;
+      if (it->second->op == Op::Transpose) space.converted_input = true;
+      for (ValueId in : it->second->inputs)
+        if (in != kNoValue) todo.push_back(in);
+    }
     for (const std::string& callee : callees(task.stages[task.anchor].func, true)) {
       SpaceOperand op;
       op.name = stable_name(callee);

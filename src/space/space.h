@@ -110,6 +110,11 @@ struct TaskSpace {
   // convolution over the flattened pixels of every other input pixel, session 62): the experts of
   // a 1x1 anchor also copy its input densely once per run (expert.cc).
   bool strided_input = false;
+  // The anchor's first input is converted from the plain layout inside the task (a Transpose
+  // prologue: ConvNeXt's depthwise convolutions read the residual stream that its LayerNorm and
+  // linear layers keep plain): the experts of a blocked convolution with kernel taps read it
+  // copied once per run instead of through the Transpose at every tap (expert.cc).
+  bool converted_input = false;
 };
 
 // A program: for every slot, its `arity` values, flattened in slot order.

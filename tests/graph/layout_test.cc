@@ -111,6 +111,40 @@ TEST(BlockChannels, SameFunctionAndTheExpectedRewrites) {
   }
 }
 
+// Branches concatenated along the channels (SqueezeNet's fire module, Inception's blocks): with
+// every branch a multiple of the block, the Concat joins the blocked values along the block dim
+// and the conv after it reads that, with no conversion to the plain layout and back; a branch of
+// 12 channels (not a multiple of 8) leaves the Concat plain. Same function either way.
+TEST(BlockChannels, ChannelConcatsOfBlockedBranchesStayBlocked) {
+  for (int64_t odd : {16, 12}) {
+    SCOPED_TRACE("second branch " + std::to_string(odd) + " channels");
+    Graph g;
+    ValueId x = g.add_input("x", DType::F32, {1, 16, 9, 9});
+    ValueId s = g.add(Op::Relu, {conv(g, x, 8, 16, 1, 1, 1, 100)});
+    ValueId e1 = g.add(Op::Relu, {conv(g, s, 16, 8, 1, 1, 1, 110)});
+    ValueId e3 = g.add(Op::Relu, {conv(g, s, odd, 8, 3, 1, 1, 120)});
+    ValueId cat = g.add(Op::Concat, {e1, e3}, {{"axis", int64_t(1)}});
+    g.mark_output(conv(g, cat, 16, 16 + odd, 3, 1, 1, 130));
+    Graph b = g;
+    block_channels(b, 8);
+    ASSERT_NO_FATAL_FAILURE(
+        expect_same_function(g, b, {random_tensor(DType::F32, {1, 16, 9, 9}, 7)}));
+    int blocked_concats = 0, transposes = 0;
+    for (const Node& n : b.nodes) {
+      if (n.op == Op::Concat && b.value(n.outputs[0]).shape.size() == 5) {
+        blocked_concats++;
+        EXPECT_EQ(n.i("axis"), 1);
+        EXPECT_EQ(b.value(n.outputs[0]).shape, (Shape{1, 4, 9, 9, 8}));
+      }
+      transposes += n.op == Op::Transpose;
+    }
+    EXPECT_EQ(blocked_concats, odd % 8 == 0 ? 1 : 0);
+    // Blocked: the input to NCHW8c and the graph output back, nothing else. Plain: also the two
+    // branches to NCHW (the last conv reads the plain 28 channels as they are).
+    EXPECT_EQ(transposes, odd % 8 == 0 ? 2 : 4);
+  }
+}
+
 TEST(BlockChannels, ConvsItCannotBlockStayAsTheyAre) {
   Graph g;
   ValueId x = g.add_input("x", DType::F32, {1, 8, 9, 9});

@@ -962,6 +962,63 @@ void check_strided_twins(const HardwareInfo& hw, const std::vector<BlockedConv>&
 }
 }  // namespace
 
+// A blocked convolution whose input is converted from the plain layout inside its task (a
+// Transpose prologue: ConvNeXt's depthwise layers read a residual stream kept plain): with
+// kernel taps every expert reads the input copied once per run (ConvNeXt-T's 7x7 depthwise layers
+// ran 10x slower in place), and computes the right answer; a 1x1 layer's experts read it in place
+// (the copy cost EfficientNet-B0 15%). Tasks that read blocked values are not marked.
+TEST(Space, ExpertsWithTapsCopyAnInputConvertedInTheTask) {
+  const HardwareInfo hw = parse_hardware_key("isa=avx512,cores=1,vec=16,l1=32k,l2=1m,l3=32m");
+  Graph g;
+  ValueId x = g.add_input("x", DType::F32, {1, 32, 14, 14});
+  ValueId y = g.add_input("y", DType::F32, {1, 32, 14, 14});
+  auto conv = [&](ValueId in, int64_t k, int64_t group, uint64_t seed) {
+    ValueId w = g.add_constant(g.unique_name("w"),
+                               random_tensor(DType::F32, {32, 32 / group, k, k}, seed));
+    return g.add(Op::Conv, {in, w},
+                 {{"strides", std::vector<int64_t>{1, 1}}, {"dilations", std::vector<int64_t>{1, 1}},
+                  {"pads", std::vector<int64_t>{k / 2, k / 2, k / 2, k / 2}}, {"group", group}});
+  };
+  ValueId d = conv(x, 7, 32, 1);                      // depthwise 7x7 of the plain input
+  g.mark_output(d);
+  g.mark_output(conv(y, 1, 1, 2));                    // 1x1 of the plain input
+  g.mark_output(conv(g.add(Op::Relu, {d}), 3, 1, 3));  // 3x3 of a blocked value
+  prepare_graph(g);
+  block_channels(g, 16);
+  int converted_taps = 0, converted_1x1 = 0, blocked = 0;
+  for (const Task& t : partition_graph(g).tasks) {
+    if (t.sub.kind.find("conv2d_nchwc") == std::string::npos) continue;
+    SCOPED_TRACE(t.sub.kind);
+    const TaskSpace space = build_space(lower_subgraph(t.sub), hw);
+    ASSERT_EQ(space.rule, SpaceRule::TiledAnchor);
+    const SpaceStage& st = space.stages[space.anchor];
+    int64_t taps = 1;
+    for (size_t i = 0; i < st.rextents.size(); i++)
+      if (t.sub.kind.find("depthwise") != std::string::npos || i == 1 || i == 2)
+        taps *= st.rextents[i];
+    const std::vector<Program> experts = expert_programs(space, hw);
+    ASSERT_FALSE(experts.empty());
+    if (!space.converted_input) {
+      blocked++;
+      continue;
+    }
+    (taps > 1 ? converted_taps : converted_1x1)++;
+    for (const Program& p : experts) {
+      const int64_t* copy = anchor_slot(space, p, StepKind::Pack, 0);
+      ASSERT_NE(copy, nullptr);
+      if (taps > 1) {
+        EXPECT_EQ(*copy, kPackRoot) << program_str(space, p);
+      } else {
+        EXPECT_NE(*copy, kPackRoot) << program_str(space, p);
+      }
+    }
+    expect_right_answer(t.sub, space, experts.front(), 9);
+  }
+  EXPECT_EQ(converted_taps, 1);
+  EXPECT_EQ(converted_1x1, 1);
+  EXPECT_EQ(blocked, 1);
+}
+
 TEST(Space, StridedPointwiseExpertsAlsoCopyTheirInputOncePerRun) {
   for (const char* key : {"isa=avx2,cores=1,vec=8,l1=32k,l2=512k,l3=32m",
                           "isa=avx512,cores=1,vec=16,l1=32k,l2=1m,l3=32m"}) {
