@@ -6,8 +6,12 @@
     seeded_feeds(inputs)  {name: array} for an ONNX Runtime session's inputs (sess.get_inputs()):
                     seeded normal floats, integers in [0, 1000) (token ids), symbolic dims as 1;
                     the same inputs in every script that compares runtimes on a whole model
+    export_cli(doc, models, export)  the command line of the ONNX exporters (bench/e2e/models.py,
+                    bench/unseen/models.py): --out-dir DIR [NAME...], export(name, path) per model
 """
+import argparse
 import json
+import os
 import re
 import sys
 
@@ -42,3 +46,18 @@ def seeded_feeds(inputs, seed=0):
         else:
             feeds[i.name] = rng.integers(0, 1000, shape).astype(np.int64)
     return feeds
+
+
+def export_cli(doc, models, export):
+    ap = argparse.ArgumentParser(description=doc.split("\n")[0])
+    ap.add_argument("--out-dir", required=True)
+    ap.add_argument("models", nargs="*", default=models)
+    a = ap.parse_args()
+    for m in a.models:
+        if m not in models:
+            raise SystemExit(f"unknown model '{m}'; known: {', '.join(models)}")
+    os.makedirs(a.out_dir, exist_ok=True)
+    for m in a.models:
+        p = os.path.join(a.out_dir, m + ".onnx")
+        export(m, p)
+        print(f"{m}: {p} ({os.path.getsize(p) / 1e6:.0f} MB)")

@@ -9,14 +9,17 @@ Weights are random (seeded): timings do not depend on their values.
 
     /usr/bin/python3 bench/e2e/models.py --out-dir DIR    # writes DIR/<name>.onnx for all four
 """
-import argparse
 import math
 import os
+import sys
 
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
 import torchvision
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from benchlib import export_cli  # noqa: E402
 
 SEQ = 128
 
@@ -149,12 +152,4 @@ def export(name, path):
 
 
 if __name__ == "__main__":
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--out-dir", required=True)
-    ap.add_argument("models", nargs="*", default=MODELS)
-    a = ap.parse_args()
-    os.makedirs(a.out_dir, exist_ok=True)
-    for m in a.models:
-        p = os.path.join(a.out_dir, m + ".onnx")
-        export(m, p)
-        print(f"{m}: {p} ({os.path.getsize(p) / 1e6:.0f} MB)")
+    export_cli(__doc__, MODELS, export)
