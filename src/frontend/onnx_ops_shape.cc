@@ -311,20 +311,26 @@ void convert_constant(NodeContext& c) {
   c.set_output(0, c.add_constant(std::move(t), "value"));
 }
 
-void convert_constant_of_shape(NodeContext& c) {
-  const std::vector<int64_t> shape = c.const_ints(0, "ConstantOfShape shape");
-  const int64_t n = checked_numel(shape, c.where() + "ConstantOfShape shape");
+// A constant of `shape` holding the one element of `fill` everywhere (ConstantOfShape, Pad's
+// borders); `what` names it in the size errors.
+Tensor filled(NodeContext& c, const Tensor& fill, const Shape& shape, const char* what) {
+  const int64_t n = checked_numel(shape, c.where() + what);
   TLM_USER_CHECK(n <= kMaxFoldElements) << c.where() << "a constant of shape " << shape_str(shape)
                                         << " (" << n << " elements) is too large";
+  Tensor t(fill.dtype(), shape);
+  const size_t es = dtype_size(fill.dtype());
+  for (int64_t i = 0; i < n; i++) std::memcpy(t.raw() + i * es, fill.raw(), es);
+  return t;
+}
+
+void convert_constant_of_shape(NodeContext& c) {
+  const std::vector<int64_t> shape = c.const_ints(0, "ConstantOfShape shape");
   Tensor fill = Tensor::scalar<float>(0.f);
   if (const onnx::TensorProto* p = c.attr_tensor("value")) {
     fill = tensor_from_proto(*p, c.where() + "attribute 'value'");
     TLM_USER_CHECK(fill.numel() == 1) << c.where() << "attribute 'value' must hold one element";
   }
-  Tensor t(fill.dtype(), shape);
-  const size_t es = dtype_size(fill.dtype());
-  for (int64_t i = 0; i < n; i++) std::memcpy(t.raw() + i * es, fill.raw(), es);
-  c.set_output(0, c.add_constant(std::move(t), "value"));
+  c.set_output(0, c.add_constant(filled(c, fill, shape, "ConstantOfShape shape"), "value"));
 }
 
 void convert_identity(NodeContext& c) { c.set_output(0, c.input(0)); }
@@ -361,14 +367,11 @@ void convert_pad(NodeContext& c) {
   for (int64_t p : pads)
     if (p < 0) c.unsupported_attr("pads", shape_str(pads) + " (negative pads crop; not supported)");
   const DType dt = c.value(x).dtype;
-  const size_t es = dtype_size(dt);
   Tensor fill(dt, {});  // zero of x's dtype unless constant_value says otherwise
-  std::memset(fill.raw(), 0, es);
   if (c.has_input(2)) {
-    const Tensor& v = c.const_input(2, "Pad constant_value");
-    TLM_USER_CHECK(v.numel() == 1 && v.dtype() == dt)
+    fill = c.const_input(2, "Pad constant_value");
+    TLM_USER_CHECK(fill.numel() == 1 && fill.dtype() == dt)
         << c.where() << "constant_value must be one value of the input's type";
-    std::memcpy(fill.raw(), v.raw(), es);
   }
   for (int64_t a = 0; a < r; a++) {
     const int64_t before = pads[a], after = pads[a + r];
@@ -386,12 +389,8 @@ void convert_pad(NodeContext& c) {
       if (mode == "constant") {
         Shape bs = xs;
         bs[a] = n;
-        const int64_t count = checked_numel(bs, c.where() + "Pad border");
-        TLM_USER_CHECK(count <= kMaxFoldElements)
-            << c.where() << "a pad border of shape " << shape_str(bs) << " is too large";
-        Tensor t(dt, bs);
-        for (int64_t i = 0; i < count; i++) std::memcpy(t.raw() + i * es, fill.raw(), es);
-        return {c.add_constant(std::move(t), "border" + std::to_string(a) + (front ? "b" : "e"))};
+        return {c.add_constant(filled(c, fill, bs, "Pad border"),
+                               "border" + std::to_string(a) + (front ? "b" : "e"))};
       }
       std::vector<int64_t> starts(r, 0), ends(xs.begin(), xs.end()), steps(r, 1);
       if (mode == "edge") {

@@ -96,6 +96,13 @@ std::vector<std::vector<int>> Graph::consumers() const {
   return c;
 }
 
+std::vector<int> Graph::producers() const {
+  std::vector<int> p(values.size(), -1);
+  for (size_t i = 0; i < nodes.size(); i++)
+    for (ValueId o : nodes[i].outputs) p[o] = (int)i;
+  return p;
+}
+
 void Graph::remove_dead() {
   std::vector<bool> live(values.size(), false);
   for (ValueId o : outputs) live[o] = true;

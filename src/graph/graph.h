@@ -74,6 +74,8 @@ class Graph {
 
   // For each value, the nodes that read it (index into `nodes`); graph outputs are not counted.
   std::vector<std::vector<int>> consumers() const;
+  // For each value, the node that computes it (index into `nodes`); -1 for inputs and constants.
+  std::vector<int> producers() const;
   // Drops nodes whose outputs nobody needs and values nobody references; renumbers ids.
   void remove_dead();
   // A fresh name with the given prefix, unique within this graph.

@@ -101,9 +101,7 @@ std::vector<Node> bn_as_mul_add(Graph& g, const Node& bn) {
 
 void fold_batchnorm(Graph& g) {
   std::vector<std::vector<int>> cons = g.consumers();
-  std::vector<int> producer(g.values.size(), -1);
-  for (size_t i = 0; i < g.nodes.size(); i++)
-    for (ValueId o : g.nodes[i].outputs) producer[o] = (int)i;
+  const std::vector<int> producer = g.producers();
   std::vector<bool> is_output(g.values.size(), false);
   for (ValueId o : g.outputs) is_output[o] = true;
 
@@ -180,9 +178,7 @@ bool all_zero_f32(const Value& v) {
 }  // namespace
 
 int fold_zero_padding(Graph& g) {
-  std::vector<int> producer(g.values.size(), -1);
-  for (size_t i = 0; i < g.nodes.size(); i++)
-    for (ValueId o : g.nodes[i].outputs) producer[o] = (int)i;
+  const std::vector<int> producer = g.producers();
   int folded = 0;
   for (Node& n : g.nodes) {
     if ((n.op != Op::Conv && n.op != Op::AveragePool) || n.inputs.empty()) continue;

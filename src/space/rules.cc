@@ -236,16 +236,17 @@ TaskSpace build_space(const LoweredTask& task, const HardwareInfo& hw) {
           if (step > 1) space.strided_input = true;
     // A Transpose among the nodes that compute the anchor's first input: a layout conversion
     // (plain -> channel-blocked) fused into the task as its prologue.
-    std::map<ValueId, const Node*> producer;
-    for (const Node& n : task.sub.graph.nodes)
-      for (ValueId o : n.outputs) producer[o] = &n;
+    const Graph& tg = task.sub.graph;
+    const std::vector<int> producer = tg.producers();
+    std::vector<bool> seen(tg.nodes.size(), false);
     std::vector<ValueId> todo = {anchor_node->inputs.at(0)};
     while (!todo.empty() && !space.converted_input) {
-      auto it = producer.find(todo.back());
+      const int i = producer[todo.back()];
       todo.pop_back();
-      if (it == producer.end()) continue;
-      if (it->second->op == Op::Transpose) space.converted_input = true;
-      for (ValueId in : it->second->inputs)
+      if (i < 0 || seen[i]) continue;
+      seen[i] = true;
+      if (tg.nodes[i].op == Op::Transpose) space.converted_input = true;
+      for (ValueId in : tg.nodes[i].inputs)
         if (in != kNoValue) todo.push_back(in);
     }
     for (const std::string& callee : callees(task.stages[task.anchor].func, true)) {
