@@ -6,7 +6,16 @@
 //        stem); W folded to [Co'/B, Ci'/B, kh, kw, B, B] over a blocked input, to
 //        [Co'/B, Cg', kh, kw, B] over a plain one or depthwise; bias to [Co'/B, B]
 //   elementwise ops whose tensor inputs all exist blocked with the output's 4-D shape (scalar
-//        constants broadcast as they are) -> the same op on the blocked values
+//        constants broadcast as they are; per-channel operands [N or 1, C, 1, 1], the scale of a
+//        squeeze-and-excitation block or a per-channel constant, converted -- small -- and
+//        broadcast as [., C'/B, 1, 1, B]) -> the same op on the blocked values
+//   GlobalAveragePool of a blocked value read only by Convs (the squeeze of an SE block) ->
+//        AveragePool with an H x W x 1 window over the 5-D value, [N, C'/B, 1, 1, B] (a pool
+//        like the blocked ones above: the shipped ranker chose the best of the language model's
+//        programs on EfficientNet-B0's squeezes, where as a ReduceMean over H, W it chose
+//        programs 6x slower, reductions rfactored along W, a stride of B); any other over a blocked
+//        value (a classifier's head) -> the same pool over a plain view of its own, which fuses
+//        into the pool's task as its prologue (the value is not converted in full for it)
 //   MaxPool / AveragePool (2-D) over a blocked value -> the same pool over the 5-D value with a
 //        window of 1 on the lane dim
 //   Concat along the channels of values that all exist blocked, each with a multiple of B
@@ -61,7 +70,10 @@ bool flat_pixels_enabled() {
 class Blocker {
  public:
   Blocker(const Graph& g, int64_t block, bool flat_pixels)
-      : g_(g), B_(block), flat_ok_(flat_pixels && flat_pixels_enabled()) {
+      : g_(g),
+        B_(block),
+        flat_ok_(flat_pixels && flat_pixels_enabled()),
+        consumers_(g.consumers()) {
     out_.name = g.name;
     plain_.assign(g.values.size(), kNoValue);
     blocked_.assign(g.values.size(), kNoValue);
@@ -78,6 +90,7 @@ class Blocker {
           << "block_channels: node " << n.name << " has " << n.outputs.size() << " outputs";
       if (!(n.op == Op::Conv && try_conv(n)) && !(is_pool(n) && try_pool(n)) &&
           !(n.op == Op::Concat && try_concat(n)) &&
+          !(n.op == Op::GlobalAveragePool && try_global_pool(n)) &&
           !(op_pattern(n.op) == OpPattern::Elemwise && try_elemwise(n)))
         copy(n);
     }
@@ -116,20 +129,27 @@ class Blocker {
       return plain_[v] = (ValueId)out_.values.size() - 1;
     }
     TLM_CHECK(has_blocked(v)) << "block_channels: value " << val.name << " has no layout";
-    const Shape& s = val.shape;
-    ValueId t = out_.add(Op::Transpose, {blocked(v)},
-                         {{"perm", std::vector<int64_t>{0, 1, 4, 2, 3}}}, val.name + "/to_nchw_t");
-    const int64_t cp = padded(s[1]);
-    plain_[v] =
-        out_.add(Op::Reshape, {t}, {{"shape", Shape{s[0], cp, s[2], s[3]}}}, val.name + "/to_nchw");
-    if (cp != s[1])
-      plain_[v] = out_.add(Op::Slice, {plain_[v]},
-                           {{"starts", std::vector<int64_t>{0, 0, 0, 0}},
-                            {"ends", s},
-                            {"steps", std::vector<int64_t>{1, 1, 1, 1}}},
-                           val.name + "/to_nchw_s");
+    plain_[v] = plain_view(v);
     out_.value(plain_[v]).name = val.name;  // the original value, e.g. a graph output
     return plain_[v];
+  }
+
+  // A plain view of the blocked value v: Transpose (0 1 4 2 3) + Reshape [N, C', H, W]
+  // [+ Slice to C]. plain() makes one, once, for every reader; a GlobalAveragePool gets its own,
+  // which fuses into its task as the prologue.
+  ValueId plain_view(ValueId v) {
+    const Shape& s = shape(v);
+    const std::string& name = g_.value(v).name;
+    ValueId t = out_.add(Op::Transpose, {blocked(v)},
+                         {{"perm", std::vector<int64_t>{0, 1, 4, 2, 3}}}, name + "/to_nchw_t");
+    const int64_t cp = padded(s[1]);
+    ValueId r = out_.add(Op::Reshape, {t}, {{"shape", Shape{s[0], cp, s[2], s[3]}}}, name + "/to_nchw");
+    if (cp == s[1]) return r;
+    return out_.add(Op::Slice, {r},
+                    {{"starts", std::vector<int64_t>{0, 0, 0, 0}},
+                     {"ends", s},
+                     {"steps", std::vector<int64_t>{1, 1, 1, 1}}},
+                    name + "/to_nchw_s");
   }
 
   // The value blocked [N, C'/B, H, W, B] (paddable C), converting the plain one once.
@@ -310,6 +330,33 @@ class Blocker {
     return true;
   }
 
+  bool try_global_pool(const Node& n) {
+    ValueId x = n.inputs.at(0), o = n.outputs[0];
+    if (!has_blocked(x) || shape(x).size() != 4) return false;
+    bool squeeze = !consumers_[o].empty();
+    for (ValueId go : g_.outputs) squeeze = squeeze && go != o;
+    for (int c : consumers_[o]) squeeze = squeeze && g_.nodes[c].op == Op::Conv;
+    const Shape& xs = shape(x);
+    if (squeeze)
+      emit(n, Op::AveragePool, {blocked(x)},
+           {{"kernel_shape", std::vector<int64_t>{xs[2], xs[3], 1}},
+            {"strides", std::vector<int64_t>{1, 1, 1}},
+            {"pads", std::vector<int64_t>(6, 0)},
+            {"ceil_mode", (int64_t)0},
+            {"count_include_pad", (int64_t)0}},
+           true);
+    else
+      emit(n, n.op, {plain_[x] != kNoValue ? plain_[x] : plain_view(x)}, n.attrs, false);
+    return true;
+  }
+
+  // Whether a value of shape s broadcasts per channel against the 4-D os: [N or 1, C, 1, 1] with
+  // os spanning more than one pixel.
+  static bool per_channel(const Shape& s, const Shape& os) {
+    return s.size() == 4 && (s[0] == os[0] || s[0] == 1) && s[1] == os[1] && s[2] == 1 &&
+           s[3] == 1 && os[2] * os[3] > 1;
+  }
+
   // Ops that map zeros to zeros (and finite values to finite ones): the only ones allowed on
   // padded values, with blocked inputs only (x + 3 would fill the padding with 3s).
   static bool keeps_zeros(const Node& n) {
@@ -355,6 +402,8 @@ class Blocker {
         // With a flattened input, all flattened (a blocked one viewed so); else all blocked.
         ins.push_back(flat_in ? flat(in) : blocked_[in]);
         any = true;
+      } else if (per_channel(val.shape, os)) {
+        ins.push_back(blocked(in));  // [., C'/B, 1, 1, B]: broadcasts against either form
       } else {
         return false;
       }
@@ -367,6 +416,7 @@ class Blocker {
   const Graph& g_;
   const int64_t B_;
   const bool flat_ok_;
+  const std::vector<std::vector<int>> consumers_;  // of the old graph, by ValueId
   Graph out_;
   // By old ValueId: the value in each layout (flat_: blocked with the pixels flattened), or none.
   std::vector<ValueId> plain_, blocked_, flat_;

@@ -4,7 +4,10 @@
 //   1. every Anchor/Reduce node, in order, starts a group, pulls in its prologue (Injective
 //      producers read only by the group, transitively) and then its epilogue (the chain
 //      of Elemwise consumers while the chain's current value has one consumer and is not a graph
-//      output). Earlier anchors claim first, so conv -> relu -> conv gives conv_relu, conv.
+//      output; a value v read only by u = f(v) and by v * u, f elementwise with no other
+//      activation input, joins with both: the gate of SiLU / Swish, x * sigmoid(x), so
+//      EfficientNet's conv -> sigmoid -> mul is one task, not a conv and a full-size pass).
+//      Earlier anchors claim first, so conv -> relu -> conv gives conv_relu, conv.
 //   2. every node left over (Elemwise/Injective), from the last to the first, starts a group and
 //      pulls in its unclaimed Elemwise/Injective producers read only by the group: single-consumer
 //      chains (reshape -> transpose) and trees that end in one value (a, b -> add).
@@ -17,6 +20,7 @@
 // is an execution order, and the fused graph is acyclic.
 #include <algorithm>
 #include <queue>
+#include <utility>
 #include <unordered_set>
 
 #include "partition/partition.h"
@@ -69,9 +73,17 @@ class Fuser {
       int cur = i;
       while (true) {
         int c = sole_consumer(out(cur));
-        if (c < 0 || group_of_[c] != -1 || op_pattern(g_.nodes[c].op) != OpPattern::Elemwise) break;
-        add(gid, c);
-        cur = c;
+        if (c >= 0 && group_of_[c] == -1 && op_pattern(g_.nodes[c].op) == OpPattern::Elemwise &&
+            !grows(i, c)) {
+          add(gid, c);
+          cur = c;
+          continue;
+        }
+        const auto [f, gate] = gated_by(out(cur));
+        if (gate < 0) break;
+        add(gid, f);
+        add(gid, gate);
+        cur = gate;
       }
       groups_[gid].output = out(cur);
     }
@@ -96,6 +108,39 @@ class Fuser {
   int sole_consumer(ValueId v) const {
     if (is_output_[v] || consumers_[v].size() != 1) return -1;
     return consumers_[v][0];
+  }
+
+  // Whether the epilogue node c would broadcast the Anchor node a's output to a larger shape (an
+  // SE block's scale, [N, C, 1, 1] times the [N, C, H, W] activation): it runs as its own pass
+  // instead, since a schedule that computes the anchor inside the output's tiles would recompute
+  // it for every tile (measured 36x slower on EfficientNet-B0's 7x7 excitation convs).
+  // Reductions keep such epilogues (x - mean(x) over the reduced rows).
+  bool grows(int a, int c) const {
+    return op_pattern(g_.nodes[a].op) == OpPattern::Anchor &&
+           numel(g_.value(out(c)).shape) > numel(g_.value(out(a)).shape);
+  }
+
+  // {f, m} when v (not a graph output) is read by exactly two unclaimed Elemwise nodes: u = f(v),
+  // whose other inputs are constants and whose only reader is m, and m = Mul(v, u) in either
+  // order; {-1, -1} otherwise.
+  std::pair<int, int> gated_by(ValueId v) const {
+    const std::pair<int, int> none = {-1, -1};
+    if (is_output_[v] || consumers_[v].size() != 2) return none;
+    for (int k = 0; k < 2; k++) {
+      const int f = consumers_[v][k], m = consumers_[v][1 - k];
+      if (f == m || group_of_[f] != -1 || group_of_[m] != -1 ||
+          op_pattern(g_.nodes[f].op) != OpPattern::Elemwise || g_.nodes[m].op != Op::Mul ||
+          sole_consumer(out(f)) != m)
+        continue;
+      bool unary = true;
+      for (ValueId in : g_.nodes[f].inputs)
+        unary = unary && (in == v || in == kNoValue || g_.value(in).is_constant());
+      const std::vector<ValueId>& mi = g_.nodes[m].inputs;
+      if (unary && mi.size() == 2 &&
+          ((mi[0] == v && mi[1] == out(f)) || (mi[0] == out(f) && mi[1] == v)))
+        return {f, m};
+    }
+    return none;
   }
 
   int new_group(int node) {

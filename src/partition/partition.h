@@ -7,7 +7,8 @@
 // Fusion rules (op patterns from graph/op.h):
 //  - every Anchor (conv, gemm/matmul, pooling) and Reduce (reduce, softmax, layernorm) node
 //    starts a group; it absorbs the chain of Elemwise consumers that follows it while the chain's
-//    current output has exactly one consumer (the epilogue: bias, relu, residual add, ...);
+//    current output has exactly one consumer (the epilogue: bias, relu, residual add, ...), or
+//    exactly two that gate it, v * f(v) (SiLU: x * sigmoid(x));
 //  - Injective producers read only by an anchor or reduction are folded into its group,
 //    transitively (the prologue: reshape -> transpose before matmul, ...); a graph output never
 //    fuses as an intermediate. Earlier anchors claim first: conv -> relu -> conv is

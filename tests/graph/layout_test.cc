@@ -145,6 +145,51 @@ TEST(BlockChannels, ChannelConcatsOfBlockedBranchesStayBlocked) {
   }
 }
 
+// A squeeze-and-excitation block (EfficientNet, MobileNet-V3, RegNetY) and a classifier head:
+// the squeeze (GlobalAveragePool read by a conv) runs as an AveragePool over the blocked value,
+// the excitation's per-channel scale multiplies the blocked activation; the head's pool reads a
+// plain view of the blocked value of its own.
+TEST(BlockChannels, SqueezeAndExcitationStaysBlocked) {
+  Graph g;
+  ValueId x = g.add_input("x", DType::F32, {1, 8, 9, 9});
+  ValueId c = conv(g, x, 16, 8, 3, 1, 1, 200);
+  ValueId a = g.add(Op::Mul, {c, g.add(Op::Sigmoid, {c})});  // SiLU
+  ValueId sq = g.add(Op::GlobalAveragePool, {a});
+  ValueId e = g.add(Op::Relu, {conv(g, sq, 4, 16, 1, 1, 1, 210)});
+  ValueId scale = g.add(Op::Sigmoid, {conv(g, e, 16, 4, 1, 1, 1, 220)});
+  ValueId y = conv(g, g.add(Op::Mul, {a, scale}), 12, 16, 1, 1, 1, 230);
+  // 12 channels, padded to 16: a per-channel constant added, zero-padded too.
+  ValueId bn = g.add_constant("bn", random_tensor(DType::F32, {1, 12, 1, 1}, 240));
+  ValueId head = g.add(Op::GlobalAveragePool, {g.add(Op::Add, {y, bn})});
+  g.mark_output(g.add(Op::Flatten, {head}, {{"axis", int64_t(1)}}));
+  Graph b = g;
+  block_channels(b, 8);
+  ASSERT_NO_FATAL_FAILURE(expect_same_function(g, b, {random_tensor(DType::F32, {1, 8, 9, 9}, 9)}));
+  int squeezes = 0, gap = 0, blocked_muls = 0, blocked_adds = 0;
+  for (const Node& n : b.nodes) {
+    const Shape& os = b.value(n.outputs[0]).shape;
+    if (n.op == Op::AveragePool) {
+      squeezes++;
+      EXPECT_EQ(os, (Shape{1, 2, 1, 1, 8}));
+      EXPECT_EQ(n.ints("kernel_shape"), (std::vector<int64_t>{9, 9, 1}));
+    }
+    gap += n.op == Op::GlobalAveragePool;
+    if (n.op == Op::Mul && os == Shape{1, 2, 9, 9, 8}) {
+      blocked_muls++;  // the SiLU's and the scale's
+      for (ValueId in : n.inputs) EXPECT_EQ(b.value(in).shape.size(), 5u);
+    }
+    // With the constant, over the 1x1 conv's output (pixels flattened, kFlatWidth).
+    blocked_adds += n.op == Op::Add && os == Shape{1, 2, 1, 81, 8};
+  }
+  EXPECT_EQ(squeezes, 1);
+  EXPECT_EQ(gap, 1);
+  EXPECT_EQ(blocked_muls, 2);
+  EXPECT_EQ(blocked_adds, 1);
+  // x to NCHW8c, the squeezed [1, 2, 1, 1, 8] back for the 4-channel conv (too few channels to
+  // block: it reads plain), and the head's view.
+  EXPECT_EQ(count_op(b, Op::Transpose), 3);
+}
+
 TEST(BlockChannels, ConvsItCannotBlockStayAsTheyAre) {
   Graph g;
   ValueId x = g.add_input("x", DType::F32, {1, 8, 9, 9});

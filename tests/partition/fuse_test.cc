@@ -79,6 +79,47 @@ TEST(Fuse, TwoConsumersStopTheEpilogue) {
   EXPECT_EQ(p.instances[1].inputs, (std::vector<ValueId>{r}));
 }
 
+// SiLU after a conv, x * sigmoid(x): the two readers of the conv's output gate it and join its
+// epilogue; a gate whose function reads another activation, or a third reader, stops it.
+TEST(Fuse, GatedEpilogueJoinsTheAnchor) {
+  Graph g;
+  ValueId x = g.add_input("x", DType::F32, {1, 3, 8, 8});
+  ValueId c = conv(g, x, weight(g, {4, 3, 3, 3}, 1));
+  ValueId y = unary(g, Op::Relu, binary(g, Op::Mul, c, unary(g, Op::Sigmoid, c)));
+  g.mark_output(y);
+  Partition p = partition_graph(g);
+  EXPECT_EQ(instance_kinds(p), (Kinds{"conv2d_sigmoid_mul_relu"}));
+
+  // Sigmoid first in the Mul, and a scalar constant in the gate's function: still one group.
+  Graph g2;
+  ValueId x2 = g2.add_input("x", DType::F32, {1, 3, 8, 8});
+  ValueId c2 = conv(g2, x2, weight(g2, {4, 3, 3, 3}, 1));
+  ValueId f2 = unary(g2, Op::Sigmoid, binary(g2, Op::Mul, c2, scalar(g2, 1.702f)));
+  g2.mark_output(binary(g2, Op::Mul, f2, c2));
+  p = partition_graph(g2);
+  EXPECT_EQ(instance_kinds(p), (Kinds{"conv2d", "elemwise_mul_sigmoid_mul"}))
+      << "the gate's function is two nodes: not a gate";
+
+  // The function reads a second activation: conv, then an elemwise tree.
+  Graph g3;
+  ValueId x3 = g3.add_input("x", DType::F32, {1, 3, 8, 8});
+  ValueId z3 = g3.add_input("z", DType::F32, {1, 4, 8, 8});
+  ValueId c3 = conv(g3, x3, weight(g3, {4, 3, 3, 3}, 1));
+  g3.mark_output(binary(g3, Op::Mul, c3, binary(g3, Op::Add, c3, z3)));
+  p = partition_graph(g3);
+  EXPECT_EQ(instance_kinds(p), (Kinds{"conv2d", "elemwise_add_mul"}));
+
+  // A third reader of the conv's output.
+  Graph g4;
+  ValueId x4 = g4.add_input("x", DType::F32, {1, 3, 8, 8});
+  ValueId c4 = conv(g4, x4, weight(g4, {4, 3, 3, 3}, 1));
+  ValueId m4 = binary(g4, Op::Mul, c4, unary(g4, Op::Sigmoid, c4));
+  g4.mark_output(binary(g4, Op::Add, m4, unary(g4, Op::Neg, c4)));
+  p = partition_graph(g4);
+  EXPECT_EQ(p.instances.size(), 2u);
+  EXPECT_EQ(instance_kinds(p)[0], "conv2d");
+}
+
 TEST(Fuse, GraphOutputInTheMiddleStopsFusion) {
   Graph g;
   ValueId x = g.add_input("x", DType::F32, {1, 3, 8, 8});

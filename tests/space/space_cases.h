@@ -126,6 +126,7 @@ inline std::vector<Graph> hand_built_graphs() {
 // them with channel-blocked activations (graph/passes.h block_channels, block 8), where a
 // ConvNchwc reading a plain input (the stem) counts as its own case ("/plain").
 inline std::vector<TaskCase> representative_tasks(const HardwareInfo& hw) {
+  using V = std::vector<int64_t>;
   std::vector<Graph> graphs;
   std::vector<Graph> hand = hand_built_graphs();
   for (const char* spec :
@@ -159,6 +160,28 @@ inline std::vector<TaskCase> representative_tasks(const HardwareInfo& hw) {
       seen[key] = true;
       out.push_back({key, t.sub});
     }
+  }
+  // A conv whose epilogue broadcasts it to a larger shape (the excitation of an SE block times
+  // the activation): the partitioner no longer fuses one (fuse.cc, grows), but records of such
+  // tasks (MobileNet-V3's, before session 72) still name programs of its space.
+  {
+    Graph g;
+    ValueId x = g.add_input("x", DType::F32, {1, 8, 1, 1});
+    ValueId a = g.add_input("a", DType::F32, {1, 16, 6, 6});
+    ValueId c = g.add(Op::Conv, {x, weight(g, {16, 8, 1, 1}, 6), weight(g, {16}, 7)},
+                      {{"strides", V{1, 1}},
+                       {"dilations", V{1, 1}},
+                       {"pads", V{0, 0, 0, 0}},
+                       {"group", int64_t(1)}});
+    ValueId y = g.add(Op::Mul, {g.add(Op::Sigmoid, {c}), a});
+    g.mark_output(y);
+    FusedGroup group;
+    for (int n = 0; n < (int)g.nodes.size(); n++) group.nodes.push_back(n);
+    group.output = y;
+    std::vector<ValueId> inputs;
+    Subgraph sub = make_subgraph(g, group, &inputs);
+    LoweredTask lt = lower_subgraph(sub);
+    out.push_back({family(sub.kind) + "/" + rule_name(build_space(lt, hw).rule), sub});
   }
   return out;
 }
