@@ -31,6 +31,18 @@ bool canonicalize_operands(Graph& g);
 // it do. Returns the number of ops rewritten (the Concats are left to remove_dead).
 int fold_zero_padding(Graph& g);
 
+// MatMul(x, W) with a constant 2-D W [K, N] and an x whose row dims (all but the last) have two
+// or more above 1, the innermost at most 7 (ConvNeXt's MLP over [1, 7, 7, K] tokens; passes.cc,
+// kFlatRowWidth, says why not wider), runs over the rows flattened:
+// Reshape x to [1, M, K], the MatMul, and the elementwise ops after it that apply per column (a
+// bias, a scale: every other input a constant of at most one dim; single consumers) on [1, M, N],
+// then a Reshape back into the value the rest of the graph reads. A register block then spans
+// rows of the whole token grid (7 x 7 tokens allowed 7-row blocks only: 2.6 ms against 1.65 for
+// 768 x 3072 on 49 tokens, Intel, BENCHMARKS.md session 72), and the task is the [1, M, K] dense
+// that BERT-like models have. x [1, 128, K] (one row dim) is left as it is. Returns the number
+// of MatMuls rewritten.
+int flatten_matmul_rows(Graph& g);
+
 // Channel-blocked activations (docs/layout.md, graph/layout.cc): 2-D convolutions whose output
 // channels are a multiple of `block` become ConvNchwc over [N, C/block, H, W, block] values, and
 // the elementwise ops and pools between them follow; values are converted between the layouts
@@ -44,7 +56,8 @@ void block_channels(Graph& g, int block, bool flat_pixels = true);
 int layout_block(const std::string& layout, int lanes);
 
 // The standard pipeline run on every imported or built model before partitioning:
-// fold_batchnorm, fold_constants, canonicalize_operands, fold_zero_padding, remove_dead; then checks that every graph
+// fold_batchnorm, fold_constants, canonicalize_operands, fold_zero_padding, flatten_matmul_rows,
+// remove_dead; then checks that every graph
 // output is produced by a node or is an input, and that no value has a zero-size dimension.
 void prepare_graph(Graph& g);
 

@@ -1,7 +1,8 @@
 // Graph passes: fold_batchnorm preserves results (interpret before/after on random inputs) and
 // removes the BN where it should; fold_constants, canonicalize_operands, remove_dead and
 // prepare_graph's checks; fold_zero_padding moves zero borders into their Conv or AveragePool
-// and leaves every other padding alone (results compared before/after).
+// and leaves every other padding alone (results compared before/after); flatten_matmul_rows
+// flattens narrow token grids only.
 #include "graph/passes.h"
 
 #include <gtest/gtest.h>
@@ -221,6 +222,45 @@ TEST(Passes, OtherPaddingStaysData) {
   EXPECT_EQ(fold_zero_padding(g), 0);
   EXPECT_EQ(count_op(g, Op::Concat), 8);
   expect_same_results(before, g, {random_tensor(DType::F32, {1, 2, 6, 6}, 4)});
+}
+
+// ConvNeXt's MLP over 7 x 7 tokens: the MatMul runs over [1, 49, K] with its bias add and scale
+// (per-column constants), then one Reshape back into the value the GELU-like tail reads; a
+// MatMul over [1, 12, K] (one row dim: BERT's form), one over 14-wide rows, and one whose weight
+// is computed stay as they are. Results unchanged.
+TEST(Passes, MatMulsOverNarrowTokenGridsRunOverTheRowsFlattened) {
+  Graph g;
+  ValueId x = g.add_input("x", DType::F32, {1, 7, 7, 8});
+  ValueId w = g.add_constant("w", random_tensor(DType::F32, {8, 24}, 1));
+  ValueId b = g.add_constant("b", random_tensor(DType::F32, {24}, 2));
+  ValueId s = g.add_constant("s", random_tensor(DType::F32, {24}, 3));
+  ValueId y = g.add(Op::Mul, {g.add(Op::Add, {g.add(Op::MatMul, {x, w}), b}), s});
+  ValueId gelu_like = g.add(Op::Mul, {y, g.add(Op::Sigmoid, {y})});
+  g.mark_output(gelu_like);
+  ValueId t = g.add_input("t", DType::F32, {1, 12, 8});
+  g.mark_output(g.add(Op::Add, {g.add(Op::MatMul, {t, w}), b}));
+  ValueId wide = g.add_input("wide", DType::F32, {1, 2, 14, 8});
+  g.mark_output(g.add(Op::MatMul, {wide, w}));
+  ValueId wx = g.add_input("wx", DType::F32, {8, 24});
+  g.mark_output(g.add(Op::MatMul, {x, wx}));
+  Graph before = g;
+  EXPECT_EQ(flatten_matmul_rows(g), 1);
+  g.remove_dead();
+  int flat_matmuls = 0;
+  for (const Node& n : g.nodes) {
+    const Shape& os = g.value(n.outputs[0]).shape;
+    if (n.op == Op::MatMul && os == Shape{1, 49, 24}) flat_matmuls++;
+    if (n.op == Op::Add && os == Shape{1, 49, 24}) EXPECT_EQ(n.inputs[1], b);
+    if (n.op == Op::Mul && os == Shape{1, 49, 24}) EXPECT_EQ(n.inputs[1], s);
+  }
+  EXPECT_EQ(flat_matmuls, 1);
+  EXPECT_EQ(count_op(g, Op::Reshape), 2);  // x to the rows, the scaled product back
+  EXPECT_EQ(count_op(g, Op::MatMul), 4);
+  expect_same_results(before, g,
+                      {random_tensor(DType::F32, {1, 7, 7, 8}, 4),
+                       random_tensor(DType::F32, {1, 12, 8}, 5),
+                       random_tensor(DType::F32, {1, 2, 14, 8}, 6),
+                       random_tensor(DType::F32, {8, 24}, 7)});
 }
 
 TEST(Passes, PrepareGraphRejectsZeroSizeAndConstantOutputs) {
