@@ -12,7 +12,7 @@
 //                   imported Pad, frontend/onnx_ops_shape.cc) -> the same op reading x with the
 //                   border added to its pads (an AveragePool then counts it: count_include_pad).
 //  flatten_matmul_rows  MatMul(x [..., H, W, K], W [K, N]) with two or more non-unit row dims,
-//                   W <= 7 (ConvNeXt's MLP over 7 x 7 tokens) -> Reshape x [1, H*W, K], the MatMul and
+//                   W <= 28 (ConvNeXt's MLP over 7 x 7 to 28 x 28 tokens) -> Reshape x [1, H*W, K], the MatMul and
 //                   its bias-like epilogue on [1, H*W, N], Reshape back.
 //  prepare_graph    the five, then remove_dead, then checks outputs and zero-size dims.
 #include "graph/passes.h"
@@ -231,13 +231,13 @@ int fold_zero_padding(Graph& g) {
 namespace {
 
 // The widest innermost row dim flatten_matmul_rows flattens (the one a register block of rows
-// walks). ConvNeXt-T's MLP layers on Intel (BENCHMARKS.md, session 72), the best of the experts
-// and 12 of the model's programs each, alone: at 7 the flattened rows ran 1.6x faster (2.55 ->
-// 1.65 ms), and the shipped ranker's choice 1.5x faster inside the model; at 14 the best ran
-// 1.2x faster, but the ranker's choice 1.5x slower inside the model (a form none of its records
-// has); at 28 and 56 the best ran up to 1.4x slower (the row index's div/mod in the Reshape
-// prologue costs more than whole register blocks gain).
-constexpr int64_t kFlatRowWidth = 7;
+// walks). ConvNeXt-T's MLP layers on Intel (BENCHMARKS.md, session 72), measured alone with the
+// flattening Reshape a view of its own (partition/fuse.cc, merging_view): at 7 the flattened
+// rows ran 1.5-1.6x faster, at 14 1.3x, at 28 as fast to 1.1x faster, and the shipped ranker's
+// choice within 2-12% of the best (BERT's [1, 128, K] form, which its records have); at 56 the
+// 4-D form's best was 1.03x faster. (Read through the Reshape inside the dense's task, a div and
+// mod of every row index, the flattened forms lost from 28 up and the ranker misjudged 14.)
+constexpr int64_t kFlatRowWidth = 28;
 
 // A new node of op over `inputs` writing a new value (its shape inferred); its output id.
 ValueId new_node(Graph& g, Op op, std::vector<ValueId> inputs, Attrs attrs,

@@ -32,14 +32,14 @@ bool canonicalize_operands(Graph& g);
 int fold_zero_padding(Graph& g);
 
 // MatMul(x, W) with a constant 2-D W [K, N] and an x whose row dims (all but the last) have two
-// or more above 1, the innermost at most 7 (ConvNeXt's MLP over [1, 7, 7, K] tokens; passes.cc,
-// kFlatRowWidth, says why not wider), runs over the rows flattened:
+// or more above 1, the innermost at most 28 (ConvNeXt's MLP over [1, 7, 7, K] to [1, 28, 28, K]
+// tokens; passes.cc, kFlatRowWidth, says why not wider), runs over the rows flattened:
 // Reshape x to [1, M, K], the MatMul, and the elementwise ops after it that apply per column (a
 // bias, a scale: every other input a constant of at most one dim; single consumers) on [1, M, N],
 // then a Reshape back into the value the rest of the graph reads. A register block then spans
 // rows of the whole token grid (7 x 7 tokens allowed 7-row blocks only: 2.6 ms against 1.65 for
-// 768 x 3072 on 49 tokens, Intel, BENCHMARKS.md session 72), and the task is the [1, M, K] dense
-// that BERT-like models have. x [1, 128, K] (one row dim) is left as it is. Returns the number
+// 768 x 3072 on 49 tokens, Intel, BENCHMARKS.md session 72), and the dense task reads [1, M, K]
+// as BERT-like models' do (the Reshape, kept out of its prologue, is a view). x [1, 128, K] (one row dim) is left as it is. Returns the number
 // of MatMuls rewritten.
 int flatten_matmul_rows(Graph& g);
 

@@ -90,7 +90,10 @@ class Fuser {
     for (int i = n - 1; i >= 0; i--) {
       if (group_of_[i] != -1) continue;
       int gid = new_group(i);
-      pull_producers(gid, i, /*injective_only=*/false);
+      // A merging Reshape left over (the rows flattened for a dense) is a view by itself; pulling
+      // the elementwise ops before it in would make them write through a div / mod of every
+      // row index (ConvNeXt's GELU between its two MLP layers ran 2-3.6x slower so).
+      if (!merging_view(i)) pull_producers(gid, i, /*injective_only=*/false);
       groups_[gid].output = out(i);
     }
     for (FusedGroup& grp : groups_) std::sort(grp.nodes.begin(), grp.nodes.end());
@@ -118,6 +121,26 @@ class Fuser {
   bool grows(int a, int c) const {
     return op_pattern(g_.nodes[a].op) == OpPattern::Anchor &&
            numel(g_.value(out(c)).shape) > numel(g_.value(out(a)).shape);
+  }
+
+  // Whether node p is a Reshape that merges dims of a value no injective op produces (ConvNeXt's
+  // token grid flattened for a dense, graph/passes.h flatten_matmul_rows): kept out of a
+  // MatMul's prologue it runs as a view of its own (no copy) or ends the elementwise group that
+  // produces it, and the anchor reads the merged rows directly instead of through a div / mod of
+  // every row index.
+  bool merging_view(int p) const {
+    const Node& r = g_.nodes[p];
+    if (r.op != Op::Reshape || r.inputs.empty()) return false;
+    const ValueId in = r.inputs[0];
+    // Two or more dims above 1 become one (a [1, 128, K] -> [128, K] view only drops a 1).
+    const Shape& is = g_.value(in).shape;
+    const Shape& os = g_.value(out(p)).shape;
+    int in_rows = 0, out_rows = 0;
+    for (int64_t d : is) in_rows += d > 1;
+    for (int64_t d : os) out_rows += d > 1;
+    if (out_rows >= in_rows) return false;
+    const int q = producer_[in];
+    return q < 0 || op_pattern(g_.nodes[q].op) != OpPattern::Injective;
   }
 
   // {f, m} when v (not a graph output) is read by exactly two unclaimed Elemwise nodes: u = f(v),
@@ -167,6 +190,8 @@ class Fuser {
         int p = producer_[in];
         if (p < 0 || group_of_[p] != -1 || !fusible(g_.nodes[p].op)) continue;
         if (injective_only && op_pattern(g_.nodes[p].op) != OpPattern::Injective) continue;
+        if (injective_only && node == seed && g_.nodes[seed].op == Op::MatMul && merging_view(p))
+          continue;
         if (seen.insert(p).second) todo.push(p);
       }
     };

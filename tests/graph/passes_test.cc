@@ -226,7 +226,7 @@ TEST(Passes, OtherPaddingStaysData) {
 
 // ConvNeXt's MLP over 7 x 7 tokens: the MatMul runs over [1, 49, K] with its bias add and scale
 // (per-column constants), then one Reshape back into the value the GELU-like tail reads; a
-// MatMul over [1, 12, K] (one row dim: BERT's form), one over 14-wide rows, and one whose weight
+// MatMul over [1, 12, K] (one row dim: BERT's form), one over 56-wide rows, and one whose weight
 // is computed stay as they are. Results unchanged.
 TEST(Passes, MatMulsOverNarrowTokenGridsRunOverTheRowsFlattened) {
   Graph g;
@@ -239,7 +239,7 @@ TEST(Passes, MatMulsOverNarrowTokenGridsRunOverTheRowsFlattened) {
   g.mark_output(gelu_like);
   ValueId t = g.add_input("t", DType::F32, {1, 12, 8});
   g.mark_output(g.add(Op::Add, {g.add(Op::MatMul, {t, w}), b}));
-  ValueId wide = g.add_input("wide", DType::F32, {1, 2, 14, 8});
+  ValueId wide = g.add_input("wide", DType::F32, {1, 2, 56, 8});
   g.mark_output(g.add(Op::MatMul, {wide, w}));
   ValueId wx = g.add_input("wx", DType::F32, {8, 24});
   g.mark_output(g.add(Op::MatMul, {x, wx}));
@@ -259,7 +259,7 @@ TEST(Passes, MatMulsOverNarrowTokenGridsRunOverTheRowsFlattened) {
   expect_same_results(before, g,
                       {random_tensor(DType::F32, {1, 7, 7, 8}, 4),
                        random_tensor(DType::F32, {1, 12, 8}, 5),
-                       random_tensor(DType::F32, {1, 2, 14, 8}, 6),
+                       random_tensor(DType::F32, {1, 2, 56, 8}, 6),
                        random_tensor(DType::F32, {8, 24}, 7)});
 }
 

@@ -120,6 +120,33 @@ TEST(Fuse, GatedEpilogueJoinsTheAnchor) {
   EXPECT_EQ(instance_kinds(p)[0], "conv2d");
 }
 
+// A Reshape that merges two row dims of a computed value (flatten_matmul_rows' token grid) stays
+// out of the dense's prologue and pulls in none of its producers: a view task of its own, and
+// the dense reads [1, 6, K] directly. One that only drops a unit dim, or reads a Transpose
+// (BERT's heads merged back), joins the dense.
+TEST(Fuse, MergingReshapeIsNotADensePrologue) {
+  Graph g;
+  ValueId x = g.add_input("x", DType::F32, {1, 2, 3, 8});
+  ValueId r = reshape(g, unary(g, Op::Relu, x), {1, 6, 8});
+  g.mark_output(g.add(Op::MatMul, {r, weight(g, {8, 5}, 1)}));
+  Partition p = partition_graph(g);
+  EXPECT_EQ(instance_kinds(p), (Kinds{"elemwise_relu", "injective_reshape", "dense"}));
+  const Graph& dense = p.tasks[p.instances[2].task].sub.graph;
+  EXPECT_EQ(dense.value(dense.inputs[0]).shape, (Shape{1, 6, 8}));
+
+  Graph g2;
+  ValueId x2 = g2.add_input("x", DType::F32, {1, 6, 8});
+  ValueId r2 = reshape(g2, unary(g2, Op::Relu, x2), {6, 8});
+  g2.mark_output(g2.add(Op::MatMul, {r2, weight(g2, {8, 5}, 1)}));
+  EXPECT_EQ(instance_kinds(partition_graph(g2)), (Kinds{"elemwise_relu", "dense"}));
+
+  Graph g3;
+  ValueId x3 = g3.add_input("x", DType::F32, {1, 2, 3, 8});
+  ValueId r3 = reshape(g3, transpose(g3, x3, {0, 2, 1, 3}), {1, 3, 16});
+  g3.mark_output(g3.add(Op::MatMul, {r3, weight(g3, {16, 5}, 1)}));
+  EXPECT_EQ(instance_kinds(partition_graph(g3)), (Kinds{"dense"}));
+}
+
 TEST(Fuse, GraphOutputInTheMiddleStopsFusion) {
   Graph g;
   ValueId x = g.add_input("x", DType::F32, {1, 3, 8, 8});
