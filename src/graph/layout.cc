@@ -143,7 +143,8 @@ class Blocker {
     ValueId t = out_.add(Op::Transpose, {blocked(v)},
                          {{"perm", std::vector<int64_t>{0, 1, 4, 2, 3}}}, name + "/to_nchw_t");
     const int64_t cp = padded(s[1]);
-    ValueId r = out_.add(Op::Reshape, {t}, {{"shape", Shape{s[0], cp, s[2], s[3]}}}, name + "/to_nchw");
+    ValueId r =
+        out_.add(Op::Reshape, {t}, {{"shape", Shape{s[0], cp, s[2], s[3]}}}, name + "/to_nchw");
     if (cp == s[1]) return r;
     return out_.add(Op::Slice, {r},
                     {{"starts", std::vector<int64_t>{0, 0, 0, 0}},

@@ -12,8 +12,8 @@
 //                   imported Pad, frontend/onnx_ops_shape.cc) -> the same op reading x with the
 //                   border added to its pads (an AveragePool then counts it: count_include_pad).
 //  flatten_matmul_rows  MatMul(x [..., H, W, K], W [K, N]) with two or more non-unit row dims,
-//                   W <= 28 (ConvNeXt's MLP over 7 x 7 to 28 x 28 tokens) -> Reshape x [1, H*W, K], the MatMul and
-//                   its bias-like epilogue on [1, H*W, N], Reshape back.
+//                   W <= 28 (ConvNeXt's MLP over 7 x 7 to 28 x 28 tokens) -> Reshape x [1, H*W, K],
+//                   the MatMul and its bias-like epilogue on [1, H*W, N], Reshape back.
 //  prepare_graph    the five, then remove_dead, then checks outputs and zero-size dims.
 #include "graph/passes.h"
 
@@ -80,6 +80,18 @@ void fold_into_conv(Graph& g, Node& conv, const Node& bn) {
   conv.outputs = bn.outputs;  // downstream readers of the BN output now read the conv
 }
 
+// A new node of op over `inputs` writing a new value (its shape inferred); its output id.
+ValueId new_node(Graph& g, Op op, std::vector<ValueId> inputs, Attrs attrs, const std::string& name,
+                 std::vector<Node>* out) {
+  Value v;
+  v.name = name + ":0";
+  g.values.push_back(v);
+  Node n{op, name, std::move(inputs), {(ValueId)g.values.size() - 1}, std::move(attrs)};
+  infer_node_shapes(g, n);
+  out->push_back(std::move(n));
+  return out->back().outputs[0];
+}
+
 // Mul + Add nodes computing bn(x) with constants shaped [1, C, 1, ...] (rank of x).
 std::vector<Node> bn_as_mul_add(Graph& g, const Node& bn) {
   std::vector<float> s, t;
@@ -89,15 +101,12 @@ std::vector<Node> bn_as_mul_add(Graph& g, const Node& bn) {
   cs[1] = (int64_t)s.size();
   const ValueId sv = g.add_constant(g.unique_name(bn.name + "_scale"), Tensor::from(cs, s));
   const ValueId tv = g.add_constant(g.unique_name(bn.name + "_shift"), Tensor::from(cs, t));
-  Node mul{Op::Mul, bn.name + "_mul", {bn.inputs[0], sv}, {}, {}};
-  Value mid;
-  mid.name = mul.name + ":0";
-  g.values.push_back(mid);
-  mul.outputs = {(ValueId)g.values.size() - 1};
-  infer_node_shapes(g, mul);
-  Node add{Op::Add, bn.name + "_add", {mul.outputs[0], tv}, bn.outputs, {}};
+  std::vector<Node> nodes;
+  const ValueId mid = new_node(g, Op::Mul, {bn.inputs[0], sv}, {}, bn.name + "_mul", &nodes);
+  Node add{Op::Add, bn.name + "_add", {mid, tv}, bn.outputs, {}};
   infer_node_shapes(g, add);
-  return {std::move(mul), std::move(add)};
+  nodes.push_back(std::move(add));
+  return nodes;
 }
 
 }  // namespace
@@ -239,18 +248,6 @@ namespace {
 // mod of every row index, the flattened forms lost from 28 up and the ranker misjudged 14.)
 constexpr int64_t kFlatRowWidth = 28;
 
-// A new node of op over `inputs` writing a new value (its shape inferred); its output id.
-ValueId new_node(Graph& g, Op op, std::vector<ValueId> inputs, Attrs attrs,
-                 const std::string& name, std::vector<Node>* out) {
-  Value v;
-  v.name = name + ":0";
-  g.values.push_back(v);
-  Node n{op, name, std::move(inputs), {(ValueId)g.values.size() - 1}, std::move(attrs)};
-  infer_node_shapes(g, n);
-  out->push_back(std::move(n));
-  return out->back().outputs[0];
-}
-
 // Whether c, an elementwise node reading `cur`, applies per output column only: every other
 // input a constant of at most one dim (a bias, a scale, a scalar).
 bool columnwise(const Graph& g, const Node& c, ValueId cur) {
@@ -275,14 +272,12 @@ int flatten_matmul_rows(Graph& g) {
   std::vector<bool> moved(g.nodes.size(), false);
   std::vector<Node> out;
   int rewritten = 0;
-  const size_t n_nodes = g.nodes.size();
-  for (size_t i = 0; i < n_nodes; i++) {
+  for (size_t i = 0; i < g.nodes.size(); i++) {
     if (moved[i]) continue;
-    Node n = g.nodes[i];
-    const bool candidate = n.op == Op::MatMul && n.inputs.size() == 2 &&
-                           !g.value(n.inputs[0]).is_constant() &&
-                           g.value(n.inputs[1]).is_constant() &&
-                           g.value(n.inputs[1]).shape.size() == 2;
+    Node& n = g.nodes[i];  // moved into `out` (chains read only later nodes)
+    const bool candidate =
+        n.op == Op::MatMul && n.inputs.size() == 2 && !g.value(n.inputs[0]).is_constant() &&
+        g.value(n.inputs[1]).is_constant() && g.value(n.inputs[1]).shape.size() == 2;
     const Shape xs = candidate ? g.value(n.inputs[0]).shape : Shape{};
     int rows = 0;
     int64_t m = 1;
@@ -312,7 +307,10 @@ int flatten_matmul_rows(Graph& g) {
       cur = e.outputs[0];
     }
     // Back to the original shape, into the value the consumers read.
-    Node back{Op::Reshape, g.unique_name(n.name + "/unrows"), {cur2}, {cur},
+    Node back{Op::Reshape,
+              g.unique_name(n.name + "/unrows"),
+              {cur2},
+              {cur},
               {{"shape", g.value(cur).shape}}};
     out.push_back(std::move(back));
     rewritten++;

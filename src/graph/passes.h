@@ -39,8 +39,8 @@ int fold_zero_padding(Graph& g);
 // then a Reshape back into the value the rest of the graph reads. A register block then spans
 // rows of the whole token grid (7 x 7 tokens allowed 7-row blocks only: 2.6 ms against 1.65 for
 // 768 x 3072 on 49 tokens, Intel, BENCHMARKS.md session 72), and the dense task reads [1, M, K]
-// as BERT-like models' do (the Reshape, kept out of its prologue, is a view). x [1, 128, K] (one row dim) is left as it is. Returns the number
-// of MatMuls rewritten.
+// as BERT-like models' do (the Reshape, kept out of its prologue, is a view). x [1, 128, K] (one
+// row dim) is left as it is. Returns the number of MatMuls rewritten.
 int flatten_matmul_rows(Graph& g);
 
 // Channel-blocked activations (docs/layout.md, graph/layout.cc): 2-D convolutions whose output

@@ -20,8 +20,8 @@
 // is an execution order, and the fused graph is acyclic.
 #include <algorithm>
 #include <queue>
-#include <utility>
 #include <unordered_set>
+#include <utility>
 
 #include "partition/partition.h"
 
